@@ -1,0 +1,332 @@
+package memory
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Errors the domain returns; callers match them with errors.Is.
+var (
+	// ErrInvalid marks bad input; the error's text names the field.
+	ErrInvalid = errors.New("invalid input")
+	// ErrNotFound marks a lookup of something that does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrClosed is returned after Close.
+	ErrClosed = errors.New("memory closed")
+	// ErrSchema is returned by Open for a data directory written by a newer
+	// Mnemo.
+	ErrSchema = errors.New("unsupported schema version")
+)
+
+// FieldError is bad input in one named field. It matches ErrInvalid.
+type FieldError struct {
+	Field  string
+	Reason string
+}
+
+func (e *FieldError) Error() string        { return e.Field + " " + e.Reason }
+func (e *FieldError) Is(target error) bool { return target == ErrInvalid }
+
+func required(field, v string) error {
+	if strings.TrimSpace(v) == "" {
+		return &FieldError{field, "is required"}
+	}
+	return nil
+}
+
+// Limits on input sizes; bigger inputs are cut, not refused.
+const (
+	MaxPromptBytes   = 64 << 10
+	MaxToolJSONBytes = 256 << 10
+	MaxMessageBytes  = 64 << 10
+	DefaultLimit     = 20
+	MaxLimit         = 1000
+)
+
+// SessionStartParams opens (or reopens) a session and asks for context.
+type SessionStartParams struct {
+	ContentSessionID string `json:"contentSessionId"`
+	Cwd              string `json:"cwd"`
+	Project          string `json:"project,omitempty"`
+	Source           string `json:"source,omitempty"` // startup, resume, clear, compact, fork
+	Platform         string `json:"platform,omitempty"`
+	// EventKey makes the call idempotent: a call repeated with the same key
+	// (a hook replaying its spool) has no further effect.
+	EventKey string `json:"eventKey,omitempty"`
+}
+
+// Validate reports the first missing field.
+func (p *SessionStartParams) Validate() error {
+	return required("contentSessionId", p.ContentSessionID)
+}
+
+// ContextResult is what SessionStart and mnemo/context return.
+type ContextResult struct {
+	SessionID      uint64   `json:"sessionId,omitempty"`
+	Project        string   `json:"project"`
+	Context        string   `json:"context"`
+	ObservationIDs []uint64 `json:"observationIds"`
+	Bytes          int      `json:"bytes"`
+}
+
+// UserPromptParams records a user prompt.
+type UserPromptParams struct {
+	ContentSessionID string `json:"contentSessionId"`
+	Cwd              string `json:"cwd"`
+	Prompt           string `json:"prompt"`
+	Platform         string `json:"platform,omitempty"`
+	// EventKey makes the call idempotent: a call repeated with the same key
+	// (a hook replaying its spool) has no further effect.
+	EventKey string `json:"eventKey,omitempty"`
+}
+
+// Validate reports the first missing field.
+func (p *UserPromptParams) Validate() error {
+	return required("contentSessionId", p.ContentSessionID)
+}
+
+// UserPromptResult says which session and prompt number a prompt got.
+type UserPromptResult struct {
+	SessionID    uint64 `json:"sessionId"`
+	PromptNumber int    `json:"promptNumber"`
+	Private      bool   `json:"private"`
+}
+
+// ToolUseParams is one tool run (or an editor event) to remember.
+type ToolUseParams struct {
+	ContentSessionID string          `json:"contentSessionId"`
+	Cwd              string          `json:"cwd"`
+	ToolName         string          `json:"toolName"`
+	ToolInput        json.RawMessage `json:"toolInput,omitempty"`
+	ToolResponse     json.RawMessage `json:"toolResponse,omitempty"`
+	ToolUseID        string          `json:"toolUseId,omitempty"`
+	Platform         string          `json:"platform,omitempty"`
+	// EventKey makes the call idempotent: a call repeated with the same key
+	// (a hook replaying its spool) has no further effect.
+	EventKey string `json:"eventKey,omitempty"`
+}
+
+// Validate reports the first missing field.
+func (p *ToolUseParams) Validate() error {
+	if err := required("contentSessionId", p.ContentSessionID); err != nil {
+		return err
+	}
+	return required("toolName", p.ToolName)
+}
+
+// QueueResult says whether an event was queued, and if not, why.
+type QueueResult struct {
+	Queued  bool   `json:"queued"`
+	Skipped string `json:"skipped,omitempty"`
+	EventID uint64 `json:"eventId,omitempty"`
+}
+
+// StopParams asks for a summary of the turn that just ended.
+type StopParams struct {
+	ContentSessionID     string `json:"contentSessionId"`
+	LastUserMessage      string `json:"lastUserMessage,omitempty"`
+	LastAssistantMessage string `json:"lastAssistantMessage,omitempty"`
+	TranscriptPath       string `json:"transcriptPath,omitempty"`
+	// EventKey makes the call idempotent: a call repeated with the same key
+	// (a hook replaying its spool) has no further effect.
+	EventKey string `json:"eventKey,omitempty"`
+}
+
+// Validate reports the first missing field.
+func (p *StopParams) Validate() error {
+	return required("contentSessionId", p.ContentSessionID)
+}
+
+// SessionEndParams closes a session.
+type SessionEndParams struct {
+	ContentSessionID string `json:"contentSessionId"`
+	Reason           string `json:"reason,omitempty"`
+	// EventKey makes the call idempotent: a call repeated with the same key
+	// (a hook replaying its spool) has no further effect.
+	EventKey string `json:"eventKey,omitempty"`
+}
+
+// Validate reports the first missing field.
+func (p *SessionEndParams) Validate() error {
+	return required("contentSessionId", p.ContentSessionID)
+}
+
+// SessionEndResult is the session's status after SessionEnd.
+type SessionEndResult struct {
+	Status SessionStatus `json:"status"`
+}
+
+// SearchParams filters and ranks observations. With no query the filters
+// alone apply, newest first.
+type SearchParams struct {
+	Query   string    `json:"query,omitempty"`
+	Project string    `json:"project,omitempty"`
+	Types   []string  `json:"types,omitempty"`
+	Files   []string  `json:"files,omitempty"`
+	Since   time.Time `json:"since,omitzero"`
+	Until   time.Time `json:"until,omitzero"`
+	Limit   int       `json:"limit,omitempty"`
+}
+
+// Validate checks the limit and the time range.
+func (p *SearchParams) Validate() error {
+	if p.Limit < 0 || p.Limit > MaxLimit {
+		return &FieldError{"limit", fmt.Sprintf("must be between 1 and %d", MaxLimit)}
+	}
+	if !p.Since.IsZero() && !p.Until.IsZero() && p.Until.Before(p.Since) {
+		return &FieldError{"until", "is before since"}
+	}
+	return nil
+}
+
+// A Hit is one row of a search's compact index.
+type Hit struct {
+	ID      uint64    `json:"id"`
+	Title   string    `json:"title"`
+	Type    string    `json:"type"`
+	Project string    `json:"project"`
+	Time    time.Time `json:"time"`
+	Files   []string  `json:"files"`
+	Score   float64   `json:"score"`
+	Snippet string    `json:"snippet"`
+}
+
+// SearchResult is a ranked list of hits.
+type SearchResult struct {
+	Hits  []Hit `json:"hits"`
+	Total int   `json:"total"`
+}
+
+// TimelineParams asks for the observations around an anchor: an
+// observation id (a JSON number) or a time (an RFC 3339 string).
+type TimelineParams struct {
+	Anchor  json.RawMessage `json:"anchor"`
+	Before  int             `json:"before,omitempty"`
+	After   int             `json:"after,omitempty"`
+	Project string          `json:"project,omitempty"`
+}
+
+// Validate checks that the anchor is an id or a time.
+func (p *TimelineParams) Validate() error {
+	_, _, err := p.anchor()
+	return err
+}
+
+func (p *TimelineParams) anchor() (id uint64, t time.Time, err error) {
+	raw := strings.TrimSpace(string(p.Anchor))
+	if raw == "" || raw == "null" {
+		return 0, time.Time{}, &FieldError{"anchor", "is required (an observation id or an RFC 3339 time)"}
+	}
+	if err := json.Unmarshal(p.Anchor, &id); err == nil && id > 0 {
+		return id, time.Time{}, nil
+	}
+	var s string
+	if err := json.Unmarshal(p.Anchor, &s); err == nil {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return 0, t, nil
+		}
+		var n uint64
+		if _, err := fmt.Sscan(s, &n); err == nil && n > 0 {
+			return n, time.Time{}, nil
+		}
+	}
+	return 0, time.Time{}, &FieldError{"anchor", "must be an observation id or an RFC 3339 time"}
+}
+
+// TimelineResult is the neighbourhood of an anchor, oldest first.
+type TimelineResult struct {
+	AnchorID     uint64        `json:"anchorId,omitempty"`
+	Observations []Observation `json:"observations"`
+}
+
+// IDsParams names observations.
+type IDsParams struct {
+	IDs []uint64 `json:"ids"`
+}
+
+// Validate requires at least one id and at most MaxLimit.
+func (p *IDsParams) Validate() error {
+	if len(p.IDs) == 0 {
+		return &FieldError{"ids", "must name at least one observation"}
+	}
+	if len(p.IDs) > MaxLimit {
+		return &FieldError{"ids", fmt.Sprintf("may name at most %d observations", MaxLimit)}
+	}
+	return nil
+}
+
+// ObservationsResult carries full records.
+type ObservationsResult struct {
+	Observations []Observation `json:"observations"`
+	Missing      []uint64      `json:"missing,omitempty"`
+}
+
+// ContextParams asks what SessionStart would inject for a project.
+type ContextParams struct {
+	Project string `json:"project,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
+}
+
+// Validate requires a project or a working directory.
+func (p *ContextParams) Validate() error {
+	if strings.TrimSpace(p.Project) == "" && strings.TrimSpace(p.Cwd) == "" {
+		return &FieldError{"project", "or cwd is required"}
+	}
+	return nil
+}
+
+// SaveParams is a memory saved on purpose.
+type SaveParams struct {
+	Text    string   `json:"text"`
+	Title   string   `json:"title,omitempty"`
+	Type    string   `json:"type,omitempty"`
+	Project string   `json:"project,omitempty"`
+	Cwd     string   `json:"cwd,omitempty"`
+	Files   []string `json:"files,omitempty"`
+}
+
+// Validate requires text and a project or working directory.
+func (p *SaveParams) Validate() error {
+	if err := required("text", p.Text); err != nil {
+		return err
+	}
+	if strings.TrimSpace(p.Project) == "" && strings.TrimSpace(p.Cwd) == "" {
+		return &FieldError{"project", "or cwd is required"}
+	}
+	return nil
+}
+
+// SaveResult is the stored observation's id.
+type SaveResult struct {
+	ID uint64 `json:"id"`
+}
+
+// ForgetResult says what was deleted and what did not exist.
+type ForgetResult struct {
+	Deleted []uint64 `json:"deleted"`
+	Missing []uint64 `json:"missing"`
+}
+
+// Counts are the sizes of the store.
+type Counts struct {
+	Sessions     int `json:"sessions"`
+	Prompts      int `json:"prompts"`
+	Observations int `json:"observations"`
+	Summaries    int `json:"summaries"`
+	Queued       int `json:"queued"`
+}
+
+// Status describes a running memory.
+type Status struct {
+	Version         string `json:"version"`
+	ProtocolVersion int    `json:"protocolVersion"`
+	DataDir         string `json:"dataDir"`
+	Counts          Counts `json:"counts"`
+	Embedder        string `json:"embedder"`
+	Agent           string `json:"agent"`
+	PID             int    `json:"pid"`
+	Notice          string `json:"notice,omitempty"`
+}

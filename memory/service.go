@@ -1,0 +1,451 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/google/uuid"
+
+	"github.com/mnemo-dev/mnemo/memory/privacy"
+)
+
+// Options configure a Memory.
+type Options struct {
+	// Dir is the Badger directory; ignored when InMemory.
+	Dir      string
+	InMemory bool
+	// NoSync turns off the fsync of every acknowledged write (benchmarks).
+	NoSync bool
+	// Agent makes observations; LocalAgent{} when nil.
+	Agent Agent
+	// AgentsDir receives each memory session's audit trail
+	// (<id>/conversation.json and <id>/stream.log); none when empty.
+	AgentsDir string
+	// SkipTools are tools whose events are not stored;
+	// privacy.DefaultSkipTools when nil.
+	SkipTools []string
+	// ContextBytes is the SessionStart context budget; 8 KiB when 0.
+	ContextBytes int
+	// Version is reported by Status.
+	Version string
+	Logger  *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Memory is the running domain: the store, the stages, the worker that
+// feeds the agent from the durable queue, and recall.
+type Memory struct {
+	store *Store
+	agent Agent
+	opts  Options
+	log   *slog.Logger
+	now   func() time.Time
+
+	wake   chan struct{}
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu       sync.Mutex
+	idle     *sync.Cond
+	busy     bool
+	runs     map[uint64]string // live agent runs by session id, this process only
+	attempts map[uint64]int    // failed runs by event id
+}
+
+// Open opens the store and starts the worker. After a restart every live
+// session gets forceInit (rule 3), and events left in the queue are
+// processed again.
+func Open(ctx context.Context, o Options) (*Memory, error) {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Agent == nil {
+		o.Agent = LocalAgent{}
+	}
+	if o.SkipTools == nil {
+		o.SkipTools = privacy.DefaultSkipTools
+	}
+	if o.ContextBytes <= 0 {
+		o.ContextBytes = 8 << 10
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if !o.InMemory && o.Dir == "" {
+		return nil, errors.New("open memory: no data directory")
+	}
+	if !o.InMemory {
+		if err := os.MkdirAll(o.Dir, 0o700); err != nil {
+			return nil, fmt.Errorf("open memory: %w", err)
+		}
+	}
+	st, err := OpenStore(o.Dir, StoreOptions{InMemory: o.InMemory, SyncWrites: !o.NoSync, Logger: o.Logger})
+	if err != nil {
+		return nil, err
+	}
+	m := &Memory{
+		store: st, agent: o.Agent, opts: o, log: o.Logger, now: o.Now,
+		wake: make(chan struct{}, 1), done: make(chan struct{}), runs: map[uint64]string{}, attempts: map[uint64]int{},
+	}
+	m.idle = sync.NewCond(&m.mu)
+	if err := m.recover(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	go m.work(wctx)
+	m.kick()
+	return m, nil
+}
+
+// recover marks every live session that has a memory session forceInit:
+// the agent runs of the previous process are gone (rule 3).
+func (m *Memory) recover(ctx context.Context) error {
+	return m.store.update(ctx, func(txn *badger.Txn) error {
+		return scan(txn, pSession, false, func(item *badger.Item) error {
+			var s Session
+			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
+				return err
+			}
+			if s.Status == StatusCompleted || !s.HasMemorySession() || s.ForceInit {
+				return nil
+			}
+			s.ForceInit = true
+			return m.store.putSession(txn, &s)
+		})
+	})
+}
+
+// Close stops the worker (an event it is processing stays queued unless
+// its results were committed) and closes the store.
+func (m *Memory) Close() error {
+	m.cancel()
+	<-m.done
+	return m.store.Close()
+}
+
+// Store gives access to the underlying store (maintenance commands).
+func (m *Memory) Store() *Store { return m.store }
+
+// AgentName names the memory agent in use.
+func (m *Memory) AgentName() string { return m.agent.Name() }
+
+func (m *Memory) project(explicit, cwd string) string {
+	if p := strings.TrimSpace(explicit); p != "" {
+		return p
+	}
+	if p := ProjectOf(cwd); p != "" {
+		return p
+	}
+	return "default"
+}
+
+// clean strips privacy tags and redacts secrets, logging when a text
+// carried an unusual number of tags.
+func (m *Memory) clean(s string, max int) string {
+	stripped, n := privacy.Strip(s)
+	if n > privacy.WarnTags {
+		m.log.Warn("many privacy tags stripped", "count", n)
+	}
+	red, _ := privacy.Redact(stripped)
+	return clipBytes(red, max)
+}
+
+func (m *Memory) cleanJSON(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 {
+		return nil
+	}
+	out, err := privacy.CleanJSON(raw)
+	if err != nil {
+		// Not JSON: keep it as a cleaned string.
+		out, _ = json.Marshal(m.clean(string(raw), MaxToolJSONBytes))
+		return out
+	}
+	if len(out) > MaxToolJSONBytes {
+		s := m.clean(string(out), MaxToolJSONBytes)
+		out, _ = json.Marshal(s)
+	}
+	return out
+}
+
+// SessionStart creates the session if needed (idempotent) and returns the
+// context to inject.
+func (m *Memory) SessionStart(ctx context.Context, p SessionStartParams) (ContextResult, error) {
+	if err := p.Validate(); err != nil {
+		return ContextResult{}, err
+	}
+	project := m.project(p.Project, p.Cwd)
+	sess, err := m.store.ensureSession(ctx, p.ContentSessionID, project, p.Cwd, p.Platform, m.now(), nil)
+	if err != nil {
+		return ContextResult{}, fmt.Errorf("session start: %w", err)
+	}
+	res, err := m.buildContext(ctx, sess.Project, p.Cwd, sess.ContentSessionID, p.Source)
+	res.SessionID = sess.ID
+	return res, err
+}
+
+// UserPromptSubmit finds or creates the session (idempotent, also under
+// racing callers: rule 1), numbers the prompt and stores it stripped. A
+// prompt that is entirely private stores nothing and marks its turn
+// private.
+func (m *Memory) UserPromptSubmit(ctx context.Context, p UserPromptParams) (UserPromptResult, error) {
+	if err := p.Validate(); err != nil {
+		return UserPromptResult{}, err
+	}
+	now := m.now()
+	private := privacy.IsFullyPrivate(p.Prompt)
+	text := m.clean(p.Prompt, MaxPromptBytes)
+	var (
+		res    UserPromptResult
+		replay bool
+	)
+	_, err := m.store.ensureSession(ctx, p.ContentSessionID, m.project("", p.Cwd), p.Cwd, p.Platform, now, func(txn *badger.Txn, s *Session) error {
+		var err error
+		if replay, err = seenEvent(txn, p.EventKey, &res); err != nil || replay {
+			return err
+		}
+		s.PromptCounter++
+		if s.Status != StatusCompleted {
+			s.Status = StatusActive
+		}
+		res = UserPromptResult{SessionID: s.ID, PromptNumber: s.PromptCounter, Private: private}
+		if private {
+			s.PrivatePrompts = append(s.PrivatePrompts, s.PromptCounter)
+		} else if err := m.store.putPrompt(txn, &Prompt{SessionID: s.ID, Number: s.PromptCounter, Text: text, Time: now}); err != nil {
+			return err
+		}
+		return rememberEvent(txn, p.EventKey, res)
+	})
+	if err != nil {
+		return UserPromptResult{}, fmt.Errorf("user prompt: %w", err)
+	}
+	return res, nil
+}
+
+// PostToolUse queues a tool event durably: when it returns, the event
+// survives a crash. Skipped tools and events of a private turn are not
+// stored.
+func (m *Memory) PostToolUse(ctx context.Context, p ToolUseParams) (QueueResult, error) {
+	if err := p.Validate(); err != nil {
+		return QueueResult{}, err
+	}
+	if privacy.Skipped(p.ToolName, m.opts.SkipTools) {
+		return QueueResult{Skipped: "tool " + p.ToolName + " is on the skip list"}, nil
+	}
+	ev := Event{
+		Kind: EventTool, Cwd: p.Cwd, Platform: p.Platform,
+		ToolName: p.ToolName, ToolUseID: p.ToolUseID,
+		ToolInput: m.cleanJSON(p.ToolInput), ToolResponse: m.cleanJSON(p.ToolResponse),
+	}
+	return m.enqueue(ctx, p.ContentSessionID, m.project("", p.Cwd), p.EventKey, ev)
+}
+
+// Stop queues a summary of the turn that just ended.
+func (m *Memory) Stop(ctx context.Context, p StopParams) (QueueResult, error) {
+	if err := p.Validate(); err != nil {
+		return QueueResult{}, err
+	}
+	ev := Event{
+		Kind:                 EventStop,
+		LastUserMessage:      m.clean(p.LastUserMessage, MaxMessageBytes),
+		LastAssistantMessage: m.clean(p.LastAssistantMessage, MaxMessageBytes),
+	}
+	return m.enqueue(ctx, p.ContentSessionID, "", p.EventKey, ev)
+}
+
+func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev Event) (QueueResult, error) {
+	now := m.now()
+	var res QueueResult
+	err := m.store.update(ctx, func(txn *badger.Txn) error {
+		res = QueueResult{}
+		if replay, err := seenEvent(txn, eventKey, &res); err != nil || replay {
+			res = QueueResult{Skipped: "duplicate: this event was already recorded", EventID: res.EventID}
+			return err
+		}
+		sess, err := m.store.sessionByContentID(txn, csid)
+		if errors.Is(err, ErrNotFound) {
+			// Events may arrive before any prompt (editors, lost hooks):
+			// the session is created here, never invented from another id.
+			id, err := m.store.next("session")
+			if err != nil {
+				return err
+			}
+			if project == "" {
+				project = m.project("", ev.Cwd)
+			}
+			sess = &Session{ID: id, ContentSessionID: csid, Project: project, Cwd: ev.Cwd, Platform: ev.Platform, Status: StatusInitialized, CreatedAt: now, UpdatedAt: now}
+			if err := txn.Set(key(pContentIdx, []byte(csid)), be64(id)); err != nil {
+				return err
+			}
+			if err := m.store.putSession(txn, sess); err != nil {
+				return err
+			}
+		} else if err != nil {
+			return err
+		}
+		if sess.promptPrivate(sess.PromptCounter) {
+			res.Skipped = "the prompt of this turn is private"
+			return rememberEvent(txn, eventKey, res)
+		}
+		e := ev
+		e.SessionID, e.ContentSessionID, e.PromptNumber = sess.ID, sess.ContentSessionID, sess.PromptCounter
+		e.Project, e.Time = sess.Project, now
+		if err := m.store.putEvent(txn, &e); err != nil {
+			return err
+		}
+		res.Queued, res.EventID = true, e.ID
+		return rememberEvent(txn, eventKey, res)
+	})
+	if err != nil {
+		return QueueResult{}, fmt.Errorf("queue event: %w", err)
+	}
+	if res.Queued {
+		m.kick()
+	}
+	return res, nil
+}
+
+// SessionEnd marks the session completed and ends its live agent run.
+func (m *Memory) SessionEnd(ctx context.Context, p SessionEndParams) (SessionEndResult, error) {
+	if err := p.Validate(); err != nil {
+		return SessionEndResult{}, err
+	}
+	now := m.now()
+	var status SessionStatus
+	err := m.store.update(ctx, func(txn *badger.Txn) error {
+		sess, err := m.store.sessionByContentID(txn, p.ContentSessionID)
+		if err != nil {
+			return err
+		}
+		sess.Status, sess.CompletedAt, sess.UpdatedAt = StatusCompleted, now, now
+		status = sess.Status
+		return m.store.putSession(txn, sess)
+	})
+	if errors.Is(err, ErrNotFound) {
+		return SessionEndResult{}, fmt.Errorf("session end: no session %q: %w", p.ContentSessionID, ErrNotFound)
+	}
+	if err != nil {
+		return SessionEndResult{}, fmt.Errorf("session end: %w", err)
+	}
+	return SessionEndResult{Status: status}, nil
+}
+
+// Session returns the session of a contentSessionId.
+func (m *Memory) Session(ctx context.Context, csid string) (*Session, error) {
+	var s *Session
+	err := m.store.view(func(txn *badger.Txn) error {
+		var err error
+		s, err = m.store.sessionByContentID(txn, csid)
+		return err
+	})
+	return s, err
+}
+
+// Sessions lists every session, newest first.
+func (m *Memory) Sessions(ctx context.Context) ([]Session, error) {
+	var out []Session
+	err := m.store.view(func(txn *badger.Txn) error {
+		return scan(txn, pSession, true, func(item *badger.Item) error {
+			var s Session
+			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
+				return err
+			}
+			out = append(out, s)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Prompts returns a session's stored prompts in order.
+func (m *Memory) Prompts(ctx context.Context, sessionID uint64) ([]Prompt, error) {
+	var out []Prompt
+	err := m.store.view(func(txn *badger.Txn) error {
+		return scan(txn, key(pPrompt, be64(sessionID)), false, func(item *badger.Item) error {
+			var p Prompt
+			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &p) }); err != nil {
+				return err
+			}
+			out = append(out, p)
+			return nil
+		})
+	})
+	return out, err
+}
+
+// Counts sizes the store.
+func (m *Memory) Counts(ctx context.Context) (Counts, error) {
+	var c Counts
+	err := m.store.view(func(txn *badger.Txn) error {
+		c = Counts{
+			Sessions:     countPrefix(txn, pSession),
+			Prompts:      countPrefix(txn, pPrompt),
+			Observations: countPrefix(txn, pObs),
+			Summaries:    countPrefix(txn, pSummary),
+			Queued:       countPrefix(txn, pQueue),
+		}
+		return nil
+	})
+	return c, err
+}
+
+// Status describes this memory.
+func (m *Memory) Status(ctx context.Context) (Status, error) {
+	c, err := m.Counts(ctx)
+	if err != nil {
+		return Status{}, err
+	}
+	dir := m.opts.Dir
+	if m.opts.InMemory {
+		dir = "(in memory)"
+	}
+	return Status{Version: m.opts.Version, DataDir: dir, Counts: c, Agent: m.agent.Name(), PID: os.Getpid()}, nil
+}
+
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && (s[cut]&0xC0) == 0x80 {
+		cut--
+	}
+	return s[:cut] + "\n…[truncated]"
+}
+
+func newMemorySessionID() string { return uuid.NewString() }
+
+// ResumeWith makes the next agent run of a session resume the given memory
+// session, whatever is stored or running (rule 6: an explicit resume id
+// wins).
+func (m *Memory) ResumeWith(ctx context.Context, csid, memorySessionID string) error {
+	if err := required("memorySessionId", memorySessionID); err != nil {
+		return err
+	}
+	var sid uint64
+	err := m.store.update(ctx, func(txn *badger.Txn) error {
+		sess, err := m.store.sessionByContentID(txn, csid)
+		if err != nil {
+			return err
+		}
+		sid, sess.ResumeOverride = sess.ID, memorySessionID
+		return m.store.putSession(txn, sess)
+	})
+	if err != nil {
+		return fmt.Errorf("resume with %s: %w", memorySessionID, err)
+	}
+	m.mu.Lock()
+	delete(m.runs, sid)
+	m.mu.Unlock()
+	return nil
+}

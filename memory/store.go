@@ -1,0 +1,360 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
+)
+
+// SchemaVersion is the layout of keys and values this Mnemo writes. Open
+// migrates older layouts and refuses newer ones.
+const SchemaVersion = 1
+
+// Key layout. Every key starts with a short prefix; numbers are big-endian
+// so that byte order is numeric order.
+//
+//	meta/schema                         schema version (decimal)
+//	seq/<name>                          Badger sequences
+//	s/<sid>                             Session
+//	i/cs/<contentSessionId>             -> sid
+//	i/ms/<memorySessionId>              -> sid
+//	p/<sid><num:4>                      Prompt
+//	o/<oid>                             Observation
+//	i/op/<project>\x00<time><oid>       project+time index
+//	i/of/<path>\x00<oid>                file index
+//	i/oh/<hash>                         -> oid (de-duplication)
+//	i/os/<sid><oid>                     a session's observations
+//	m/<mid>                             Summary
+//	i/mp/<project>\x00<time><mid>       project+time index of summaries
+//	q/<eid>                             Event (the durable queue)
+//	v/<oid>                             embedding vector (little-endian float32s)
+//	x/<xid>                             context injection audit
+//	i/ek/<eventKey>                     result of an idempotent call (TTL)
+var (
+	keySchema = []byte("meta/schema")
+	keyEmbed  = []byte("meta/embedder")
+
+	pSession    = []byte("s/")
+	pContentIdx = []byte("i/cs/")
+	pMemoryIdx  = []byte("i/ms/")
+	pPrompt     = []byte("p/")
+	pObs        = []byte("o/")
+	pObsProject = []byte("i/op/")
+	pObsFile    = []byte("i/of/")
+	pObsHash    = []byte("i/oh/")
+	pObsSession = []byte("i/os/")
+	pSummary    = []byte("m/")
+	pSumProject = []byte("i/mp/")
+	pQueue      = []byte("q/")
+	pVector     = []byte("v/")
+	pAudit      = []byte("x/")
+	pEventKey   = []byte("i/ek/")
+)
+
+// eventKeyTTL is how long an idempotency key is remembered.
+const eventKeyTTL = 30 * 24 * time.Hour
+
+// seenEvent looks up the result stored under an idempotency key.
+func seenEvent(txn *badger.Txn, k string, result any) (bool, error) {
+	if k == "" {
+		return false, nil
+	}
+	err := getJSON(txn, key(pEventKey, []byte(k)), result)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// rememberEvent stores the result of the call with an idempotency key.
+func rememberEvent(txn *badger.Txn, k string, result any) error {
+	if k == "" {
+		return nil
+	}
+	b, err := json.Marshal(result)
+	if err != nil {
+		return err
+	}
+	return txn.SetEntry(badger.NewEntry(key(pEventKey, []byte(k)), b).WithTTL(eventKeyTTL))
+}
+
+func be64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
+
+func key(prefix []byte, parts ...[]byte) []byte {
+	n := len(prefix)
+	for _, p := range parts {
+		n += len(p)
+	}
+	k := make([]byte, 0, n)
+	k = append(k, prefix...)
+	for _, p := range parts {
+		k = append(k, p...)
+	}
+	return k
+}
+
+func idKey(prefix []byte, id uint64) []byte { return key(prefix, be64(id)) }
+
+func timeID(t time.Time, id uint64) []byte {
+	b := binary.BigEndian.AppendUint64(nil, uint64(t.UnixNano()))
+	return binary.BigEndian.AppendUint64(b, id)
+}
+
+// projectKey is the project+time index key of one record.
+func projectKey(prefix []byte, project string, t time.Time, id uint64) []byte {
+	return key(prefix, []byte(project), []byte{0}, timeID(t, id))
+}
+
+func fileKey(path string, id uint64) []byte {
+	return key(pObsFile, []byte(path), []byte{0}, be64(id))
+}
+
+// StoreOptions tune the Badger store.
+type StoreOptions struct {
+	// InMemory keeps everything in memory (tests).
+	InMemory bool
+	// SyncWrites fsyncs every commit before it is acknowledged. Mnemo turns
+	// it on: an acknowledged event survives power loss, and Badger groups
+	// concurrent commits into one fsync.
+	SyncWrites bool
+	Logger     *slog.Logger
+}
+
+// Store is the Badger database that holds the truth. Exactly one process
+// may open a directory.
+type Store struct {
+	db   *badger.DB
+	seqs map[string]*badger.Sequence
+	log  *slog.Logger
+}
+
+// ErrLocked is returned by OpenStore when another process owns the data
+// directory.
+var ErrLocked = errors.New("data directory is in use by another process")
+
+// OpenStore opens (creating if needed) the store in dir.
+func OpenStore(dir string, o StoreOptions) (*Store, error) {
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	opts := badger.DefaultOptions(dir).
+		WithInMemory(o.InMemory).
+		WithLogger(badgerLogger{log}).
+		WithSyncWrites(o.SyncWrites).
+		// Small memtables and caches for an always-on sidecar. A smaller
+		// memtable also lowers the biggest transaction (15%), so the value
+		// threshold must come down with it.
+		WithMemTableSize(8 << 20).
+		WithValueThreshold(256 << 10).
+		WithNumMemtables(2).
+		WithNumLevelZeroTables(2).
+		WithNumLevelZeroTablesStall(4).
+		WithBlockCacheSize(8 << 20).
+		WithIndexCacheSize(4 << 20).
+		WithValueLogFileSize(32 << 20).
+		WithBaseTableSize(2 << 20).
+		WithNumCompactors(2).
+		WithNumGoroutines(2).
+		WithMetricsEnabled(false).
+		WithCompression(options.Snappy)
+	if o.InMemory {
+		opts.Dir, opts.ValueDir = "", ""
+	}
+	db, err := badger.Open(opts)
+	if err != nil {
+		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
+			return nil, fmt.Errorf("open store %s: %w", dir, ErrLocked)
+		}
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	s := &Store{db: db, seqs: map[string]*badger.Sequence{}, log: log}
+	if err := s.checkSchema(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	for _, name := range []string{"session", "obs", "summary", "event", "audit"} {
+		seq, err := db.GetSequence([]byte("seq/"+name), 64)
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("open sequence %s: %w", name, err)
+		}
+		s.seqs[name] = seq
+	}
+	return s, nil
+}
+
+func (s *Store) checkSchema() error {
+	return s.db.Update(func(txn *badger.Txn) error {
+		item, err := txn.Get(keySchema)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return txn.Set(keySchema, []byte(strconv.Itoa(SchemaVersion)))
+		}
+		if err != nil {
+			return err
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		n, err := strconv.Atoi(string(v))
+		if err != nil {
+			return fmt.Errorf("%w: %q", ErrSchema, v)
+		}
+		if n > SchemaVersion {
+			return fmt.Errorf("%w: the data directory has schema %d, this Mnemo knows up to %d; upgrade Mnemo", ErrSchema, n, SchemaVersion)
+		}
+		// Migrations from older versions go here, one step at a time.
+		return nil
+	})
+}
+
+// Close releases the sequences and closes Badger.
+func (s *Store) Close() error {
+	for _, seq := range s.seqs {
+		_ = seq.Release()
+	}
+	return s.db.Close()
+}
+
+// Sync flushes everything written so far to disk.
+func (s *Store) Sync() error { return s.db.Sync() }
+
+// RunGC compacts the LSM tree and the value log so that deleted data
+// leaves the files on disk.
+func (s *Store) RunGC() error {
+	if err := s.db.Flatten(2); err != nil {
+		return fmt.Errorf("flatten: %w", err)
+	}
+	for {
+		if err := s.db.RunValueLogGC(0.01); err != nil {
+			if errors.Is(err, badger.ErrNoRewrite) || errors.Is(err, badger.ErrRejected) {
+				return nil
+			}
+			return fmt.Errorf("value log gc: %w", err)
+		}
+	}
+}
+
+func (s *Store) next(name string) (uint64, error) {
+	// Sequences start at 0; ids start at 1 so that 0 means "none".
+	n, err := s.seqs[name].Next()
+	if err != nil {
+		return 0, fmt.Errorf("next %s id: %w", name, err)
+	}
+	return n + 1, nil
+}
+
+// update runs fn in a read-write transaction, retrying on conflicts with
+// concurrent transactions.
+func (s *Store) update(ctx context.Context, fn func(txn *badger.Txn) error) error {
+	for attempt := 0; ; attempt++ {
+		err := s.db.Update(fn)
+		if !errors.Is(err, badger.ErrConflict) || attempt >= 100 {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *Store) view(fn func(txn *badger.Txn) error) error { return s.db.View(fn) }
+
+func getJSON(txn *badger.Txn, k []byte, v any) error {
+	item, err := txn.Get(k)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return ErrNotFound
+	}
+	if err != nil {
+		return err
+	}
+	return item.Value(func(b []byte) error { return json.Unmarshal(b, v) })
+}
+
+func setJSON(txn *badger.Txn, k []byte, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return txn.Set(k, b)
+}
+
+func getID(txn *badger.Txn, k []byte) (uint64, error) {
+	item, err := txn.Get(k)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, err
+	}
+	var id uint64
+	err = item.Value(func(b []byte) error {
+		if len(b) != 8 {
+			return fmt.Errorf("bad id value under %q", k)
+		}
+		id = binary.BigEndian.Uint64(b)
+		return nil
+	})
+	return id, err
+}
+
+// scan calls fn for each key under prefix, in order (or reverse order),
+// until fn returns errStop or an error. Values are not prefetched; fn may
+// read item.Value.
+func scan(txn *badger.Txn, prefix []byte, reverse bool, fn func(item *badger.Item) error) error {
+	opts := badger.IteratorOptions{Prefix: prefix, Reverse: reverse}
+	it := txn.NewIterator(opts)
+	defer it.Close()
+	start := prefix
+	if reverse {
+		start = append(bytes.Clone(prefix), 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff)
+	}
+	for it.Seek(start); it.ValidForPrefix(prefix); it.Next() {
+		if err := fn(it.Item()); err != nil {
+			if errors.Is(err, errStop) {
+				return nil
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// countPrefix counts keys under prefix without reading values.
+func countPrefix(txn *badger.Txn, prefix []byte) int {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, PrefetchValues: false})
+	defer it.Close()
+	n := 0
+	for it.Rewind(); it.Valid(); it.Next() {
+		n++
+	}
+	return n
+}
+
+var errStop = errors.New("stop")
+
+// badgerLogger sends Badger's logs to slog; its chatty INFO lines go to
+// debug.
+type badgerLogger struct{ log *slog.Logger }
+
+func (l badgerLogger) Errorf(f string, a ...any) {
+	l.log.Error("badger", "msg", strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
+func (l badgerLogger) Warningf(f string, a ...any) {
+	l.log.Warn("badger", "msg", strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
+func (l badgerLogger) Infof(f string, a ...any) {
+	l.log.Debug("badger", "msg", strings.TrimSpace(fmt.Sprintf(f, a...)))
+}
+func (l badgerLogger) Debugf(f string, a ...any) {}

@@ -1,0 +1,188 @@
+package memory
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// SessionStatus is where a session is in its life.
+type SessionStatus string
+
+// The states of a session.
+const (
+	StatusInitialized SessionStatus = "initialized" // created, no prompt yet
+	StatusActive      SessionStatus = "active"      // at least one prompt
+	StatusCompleted   SessionStatus = "completed"   // SessionEnd seen
+)
+
+// A Session is one content session: a Claude Code session, an editor
+// window's session, or any other client's.
+type Session struct {
+	ID               uint64        `json:"id"`
+	ContentSessionID string        `json:"contentSessionId"`
+	Project          string        `json:"project"`
+	Cwd              string        `json:"cwd,omitempty"`
+	Platform         string        `json:"platform"`
+	Status           SessionStatus `json:"status"`
+	PromptCounter    int           `json:"promptCounter"`
+	// MemorySessionID is empty until the memory agent reports its own
+	// session id (rule 2); "has a real memory session" means non-empty.
+	MemorySessionID string `json:"memorySessionId"`
+	// MemorySessions lists every memory session this content session went
+	// through, oldest first, including the current one (rule 4).
+	MemorySessions []string `json:"memorySessions,omitempty"`
+	// ForceInit makes the next agent run a fresh one (rule 3): set for live
+	// sessions after a daemon restart or crash recovery.
+	ForceInit bool `json:"forceInit"`
+	// ResumeOverride is a memory session id a caller asked to resume
+	// explicitly; it wins over the stored one for the next agent run
+	// (rule 6) and is cleared once that run registers its session.
+	ResumeOverride string `json:"resumeOverride,omitempty"`
+	// PrivatePrompts lists the prompt numbers that were entirely private:
+	// nothing of those turns is stored.
+	PrivatePrompts []int     `json:"privatePrompts,omitempty"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+	CompletedAt    time.Time `json:"completedAt,omitzero"`
+}
+
+// HasMemorySession reports whether the memory agent has registered a
+// memory session for s.
+func (s *Session) HasMemorySession() bool { return s.MemorySessionID != "" }
+
+func (s *Session) promptPrivate(n int) bool {
+	for _, p := range s.PrivatePrompts {
+		if p == n {
+			return true
+		}
+	}
+	return false
+}
+
+// A Prompt is one user prompt of a session, privacy tags stripped.
+type Prompt struct {
+	SessionID uint64    `json:"sessionId"`
+	Number    int       `json:"number"`
+	Text      string    `json:"text"`
+	Time      time.Time `json:"time"`
+}
+
+// An Observation is one compact, structured note made from a raw event.
+type Observation struct {
+	ID               uint64    `json:"id"`
+	SessionID        uint64    `json:"sessionId"`
+	ContentSessionID string    `json:"contentSessionId"`
+	MemorySessionID  string    `json:"memorySessionId"`
+	PromptNumber     int       `json:"promptNumber"`
+	Project          string    `json:"project"`
+	Type             string    `json:"type"`
+	Title            string    `json:"title"`
+	Subtitle         string    `json:"subtitle"`
+	Facts            []string  `json:"facts"`
+	Narrative        string    `json:"narrative"`
+	Concepts         []string  `json:"concepts"`
+	FilesRead        []string  `json:"filesRead"`
+	FilesModified    []string  `json:"filesModified"`
+	Tool             string    `json:"tool"`
+	Request          string    `json:"request"` // the prompt of the turn it served
+	Source           string    `json:"source"`  // SourceAgent, SourceSaved or SourceEditor
+	Time             time.Time `json:"time"`
+	Hash             string    `json:"hash"`
+}
+
+// Where an observation came from.
+const (
+	SourceAgent  = "agent"  // made by the memory agent from a tool event
+	SourceSaved  = "saved"  // saved on purpose (mnemo/save)
+	SourceEditor = "editor" // made from an editor event
+)
+
+// Observation types the local agent produces; agents may use others.
+const (
+	TypeBugfix    = "bugfix"
+	TypeFeature   = "feature"
+	TypeRefactor  = "refactor"
+	TypeChange    = "change"
+	TypeDiscovery = "discovery"
+	TypeDecision  = "decision"
+	TypeSecurity  = "security_note"
+	TypeNote      = "note"
+)
+
+// Files returns the observation's files, modified first, without repeats.
+func (o *Observation) Files() []string {
+	out := make([]string, 0, len(o.FilesModified)+len(o.FilesRead))
+	seen := make(map[string]bool, cap(out))
+	for _, f := range append(append([]string(nil), o.FilesModified...), o.FilesRead...) {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// A Summary is what one turn of a session came to.
+type Summary struct {
+	ID               uint64    `json:"id"`
+	SessionID        uint64    `json:"sessionId"`
+	ContentSessionID string    `json:"contentSessionId"`
+	MemorySessionID  string    `json:"memorySessionId"`
+	PromptNumber     int       `json:"promptNumber"`
+	Project          string    `json:"project"`
+	Request          string    `json:"request"`
+	Investigated     string    `json:"investigated"`
+	Learned          string    `json:"learned"`
+	Completed        string    `json:"completed"`
+	NextSteps        string    `json:"nextSteps"`
+	Notes            string    `json:"notes"`
+	FilesRead        []string  `json:"filesRead"`
+	FilesModified    []string  `json:"filesModified"`
+	Time             time.Time `json:"time"`
+}
+
+// EventKind says what a queued event asks the agent for.
+type EventKind string
+
+// The kinds of queued events.
+const (
+	EventTool EventKind = "tool" // make an observation
+	EventStop EventKind = "stop" // make a summary
+)
+
+// An Event is a raw event waiting in the durable queue for the memory
+// agent. Its text is already stripped and redacted.
+type Event struct {
+	ID                   uint64          `json:"id"`
+	Kind                 EventKind       `json:"kind"`
+	SessionID            uint64          `json:"sessionId"`
+	ContentSessionID     string          `json:"contentSessionId"`
+	PromptNumber         int             `json:"promptNumber"`
+	Project              string          `json:"project"`
+	Cwd                  string          `json:"cwd,omitempty"`
+	Platform             string          `json:"platform,omitempty"`
+	ToolName             string          `json:"toolName,omitempty"`
+	ToolInput            json.RawMessage `json:"toolInput,omitempty"`
+	ToolResponse         json.RawMessage `json:"toolResponse,omitempty"`
+	ToolUseID            string          `json:"toolUseId,omitempty"`
+	LastUserMessage      string          `json:"lastUserMessage,omitempty"`
+	LastAssistantMessage string          `json:"lastAssistantMessage,omitempty"`
+	Time                 time.Time       `json:"time"`
+}
+
+// contentHash identifies an observation's content within its session, for
+// de-duplication: the same note made twice in one session is stored once.
+func (o *Observation) contentHash() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%d\x00%s\x00%s\x00%s\x00%s\x00", o.SessionID, o.Project, o.Type, o.Title, o.Narrative)
+	for _, part := range [][]string{o.Facts, o.FilesRead, o.FilesModified} {
+		for _, s := range part {
+			fmt.Fprintf(h, "%s\x01", s)
+		}
+		h.Write([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}

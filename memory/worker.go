@@ -1,0 +1,296 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// The worker drains the durable queue through the agent. An event leaves
+// the queue only in the transaction that stores what it produced, so a
+// crash at any point loses nothing and stores nothing twice.
+
+func (m *Memory) kick() {
+	select {
+	case m.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (m *Memory) work(ctx context.Context) {
+	defer close(m.done)
+	backoff := 50 * time.Millisecond
+	for {
+		m.setBusy(true)
+		n, err := m.drain(ctx)
+		m.setBusy(false)
+		if ctx.Err() != nil {
+			return
+		}
+		wait := time.Duration(-1)
+		if err != nil {
+			m.log.Error("memory worker", "err", err)
+			wait = backoff
+			backoff = min(backoff*2, 30*time.Second)
+		} else {
+			backoff = 50 * time.Millisecond
+			if n > 0 {
+				continue
+			}
+		}
+		var timer <-chan time.Time
+		if wait >= 0 {
+			timer = time.After(wait)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-m.wake:
+		case <-timer:
+		}
+	}
+}
+
+func (m *Memory) setBusy(b bool) {
+	m.mu.Lock()
+	m.busy = b
+	m.mu.Unlock()
+	if !b {
+		m.idle.Broadcast()
+	}
+}
+
+// maxAttempts is how many times the configured agent may fail on one
+// event before the local agent makes its observation instead.
+const maxAttempts = 5
+
+// drain processes queued events in order; it returns how many it handled.
+// An event that fails holds back the later events of its own session only:
+// other sessions go on.
+func (m *Memory) drain(ctx context.Context) (int, error) {
+	events, err := m.store.queued(256)
+	if err != nil {
+		return 0, err
+	}
+	var (
+		done    int
+		errs    []error
+		blocked = map[uint64]bool{}
+	)
+	for _, ev := range events {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		if blocked[ev.SessionID] {
+			continue
+		}
+		if err := m.process(ctx, ev); err != nil {
+			blocked[ev.SessionID] = true
+			errs = append(errs, fmt.Errorf("event %d (%s of session %q): %w", ev.ID, ev.Kind, ev.ContentSessionID, err))
+			continue
+		}
+		done++
+	}
+	return done, errors.Join(errs...)
+}
+
+// WaitIdle blocks until the queue is empty and the worker is idle, or ctx
+// ends.
+func (m *Memory) WaitIdle(ctx context.Context) error {
+	for {
+		c, err := m.Counts(ctx)
+		if err != nil {
+			return err
+		}
+		m.mu.Lock()
+		busy := m.busy
+		m.mu.Unlock()
+		if c.Queued == 0 && !busy {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// shouldResume is rule 3: resume the agent only when the session has a
+// memory session, this is a continuation prompt, and forceInit is off.
+func shouldResume(s *Session, promptNumber int) bool {
+	return s.HasMemorySession() && promptNumber > 1 && !s.ForceInit
+}
+
+func (m *Memory) process(ctx context.Context, ev Event) error {
+	var (
+		sess *Session
+		in   AgentInput
+	)
+	err := m.store.view(func(txn *badger.Txn) error {
+		var err error
+		sess, err = m.store.session(txn, ev.SessionID)
+		if err != nil {
+			return err
+		}
+		if p, err := m.store.prompt(txn, sess.ID, ev.PromptNumber); err == nil {
+			in.Request = p.Text
+		}
+		in.Turn, err = m.store.sessionObservations(txn, sess.ID, ev.PromptNumber)
+		return err
+	})
+	if errors.Is(err, ErrNotFound) {
+		m.log.Warn("dropping queued event of a missing session", "event", ev.ID, "session", ev.SessionID)
+		return m.dropEvent(ctx, ev.ID)
+	}
+	if err != nil {
+		return err
+	}
+	if sess.promptPrivate(ev.PromptNumber) {
+		return m.dropEvent(ctx, ev.ID)
+	}
+	in.Session, in.Events = *sess, []Event{ev}
+
+	m.mu.Lock()
+	live := m.runs[sess.ID]
+	m.mu.Unlock()
+	switch {
+	case sess.ResumeOverride != "":
+		in.ResumeID = sess.ResumeOverride // an explicit resume id wins (rule 6)
+	case live != "":
+		in.ResumeID = live // the run this process started continues
+	case shouldResume(sess, ev.PromptNumber):
+		in.ResumeID = sess.MemorySessionID
+	default:
+		in.NewID = newMemorySessionID()
+	}
+	agent := m.agent
+	m.mu.Lock()
+	m.attempts[ev.ID]++
+	if m.attempts[ev.ID] > maxAttempts && agent.Name() != (LocalAgent{}).Name() {
+		// The configured agent keeps failing on this event: the local
+		// compressor makes its observation, in a fresh memory session.
+		agent = LocalAgent{}
+		in.ResumeID, in.NewID = "", newMemorySessionID()
+		m.log.Warn("agent keeps failing; the local agent takes over this event", "event", ev.ID, "agent", m.agent.Name())
+	}
+	m.mu.Unlock()
+	out, err := agent.Run(ctx, in)
+	if errors.Is(err, ErrResumeRefused) && in.ResumeID != "" {
+		// Rule 6: the agent does not know that memory session; start a
+		// fresh one and record its id.
+		m.log.Warn("agent refused resume; starting a fresh memory session", "session", sess.ContentSessionID, "memorySession", in.ResumeID)
+		in.ResumeID, in.NewID = "", newMemorySessionID()
+		out, err = agent.Run(ctx, in)
+	}
+	if err == nil && out.MemorySessionID == "" {
+		err = errors.New("reported no memory session id")
+	}
+	if err == nil {
+		err = m.commit(ctx, ev, out)
+	}
+	if err != nil {
+		return fmt.Errorf("agent %s: %w", agent.Name(), err)
+	}
+	m.mu.Lock()
+	delete(m.attempts, ev.ID)
+	m.mu.Unlock()
+	if err := m.audit(in, out); err != nil {
+		m.log.Warn("agent audit trail", "memorySession", out.MemorySessionID, "err", err)
+	}
+	m.mu.Lock()
+	m.runs[sess.ID] = out.MemorySessionID
+	m.mu.Unlock()
+	return nil
+}
+
+// commit registers the memory session (rule 4: before anything made under
+// it is stored), stores what the agent produced and deletes the event, in
+// one transaction.
+func (m *Memory) commit(ctx context.Context, ev Event, out AgentOutput) error {
+	now := m.now()
+	return m.store.update(ctx, func(txn *badger.Txn) error {
+		sess, err := m.store.session(txn, ev.SessionID)
+		if err != nil {
+			return err
+		}
+		if err := m.registerMemorySession(txn, sess, out.MemorySessionID); err != nil {
+			return err
+		}
+		for i := range out.Observations {
+			o := out.Observations[i]
+			o.ID = 0
+			o.SessionID, o.ContentSessionID, o.MemorySessionID = sess.ID, sess.ContentSessionID, out.MemorySessionID
+			o.PromptNumber, o.Project = ev.PromptNumber, sess.Project
+			if o.Source == "" {
+				o.Source = SourceAgent
+			}
+			if o.Time.IsZero() {
+				o.Time = ev.Time
+			}
+			m.scrubObservation(&o)
+			o.Hash = ""
+			if _, err := m.store.putObservation(txn, &o); err != nil {
+				return err
+			}
+		}
+		if s := out.Summary; s != nil {
+			sum := *s
+			sum.ID = 0
+			sum.SessionID, sum.ContentSessionID, sum.MemorySessionID = sess.ID, sess.ContentSessionID, out.MemorySessionID
+			sum.PromptNumber, sum.Project, sum.Time = ev.PromptNumber, sess.Project, now
+			for _, f := range []*string{&sum.Request, &sum.Investigated, &sum.Learned, &sum.Completed, &sum.NextSteps, &sum.Notes} {
+				*f = m.clean(*f, MaxMessageBytes)
+			}
+			if err := m.store.putSummary(txn, &sum); err != nil {
+				return err
+			}
+		}
+		return txn.Delete(idKey(pQueue, ev.ID))
+	})
+}
+
+// registerMemorySession records id as the session's current memory
+// session. A memory session belongs to exactly one content session
+// (rule 5).
+func (m *Memory) registerMemorySession(txn *badger.Txn, sess *Session, id string) error {
+	if sess.MemorySessionID == id && !sess.ForceInit && sess.ResumeOverride == "" {
+		return nil
+	}
+	owner, err := getID(txn, key(pMemoryIdx, []byte(id)))
+	switch {
+	case err == nil && owner != sess.ID:
+		return fmt.Errorf("memory session %s already belongs to session %d", id, owner)
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return err
+	}
+	if err := txn.Set(key(pMemoryIdx, []byte(id)), be64(sess.ID)); err != nil {
+		return err
+	}
+	sess.MemorySessionID, sess.ForceInit, sess.ResumeOverride = id, false, ""
+	if n := len(sess.MemorySessions); n == 0 || sess.MemorySessions[n-1] != id {
+		sess.MemorySessions = append(sess.MemorySessions, id)
+	}
+	sess.UpdatedAt = m.now()
+	return m.store.putSession(txn, sess)
+}
+
+func (m *Memory) dropEvent(ctx context.Context, id uint64) error {
+	return m.store.update(ctx, func(txn *badger.Txn) error { return txn.Delete(idKey(pQueue, id)) })
+}
+
+// scrubObservation cleans every text field again before storage: agents
+// (a remote model above all) may echo what they were shown.
+func (m *Memory) scrubObservation(o *Observation) {
+	for _, f := range []*string{&o.Title, &o.Subtitle, &o.Narrative, &o.Request} {
+		*f = m.clean(*f, MaxMessageBytes)
+	}
+	for _, list := range [][]string{o.Facts, o.Concepts, o.FilesRead, o.FilesModified} {
+		for i := range list {
+			list[i] = m.clean(list[i], 4096)
+		}
+	}
+}

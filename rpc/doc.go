@@ -1,0 +1,26 @@
+// Package rpc is Mnemo's JSON-RPC 2.0 layer: LSP base framing over any byte
+// stream, a method table with typed handlers and one error table, the
+// per-user Unix socket with its peer check and version handshake, a client,
+// and the stdio-to-daemon forwarder.
+//
+// rpc imports no other package of this module.
+//
+// The parts, over go.lsp.dev/jsonrpc2 v1:
+//
+//   - NewStream: Content-Length framing that answers a bad body itself
+//     (-32700, -32600) instead of letting jsonrpc2 end the connection.
+//   - Mux, Handle, HandleNotify: typed handlers; params decode with json/v2
+//     and a failure names the field (-32602); unknown calls get -32601;
+//     panics and internal errors become -32603 "internal error" with the
+//     details in the log only; $/cancelRequest cancels a call's context.
+//   - Error, Code, CodeOf: the one boundary error and its table of wire codes.
+//   - Serve, ServeListener, Client: the two ends of a connection.
+//   - SocketPath, Listen, DialSocket: the per-user socket, 0600 in a 0700
+//     folder, with a peer-uid check; RequireHello and Client.Hello: the
+//     version handshake that must open every socket connection.
+//   - Forward, Handshake, Stdio: the `mnemo serve` forwarder from an
+//     editor's stdio to the daemon.
+//
+// Concurrency: a connection's handlers run one at a time in wire order unless
+// registered Concurrent. The package is for Unix systems.
+package rpc
