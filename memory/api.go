@@ -65,7 +65,7 @@ func (p *SessionStartParams) Validate() error {
 
 // ContextResult is what SessionStart and mnemo/context return.
 type ContextResult struct {
-	SessionID      uint64   `json:"sessionId,omitempty"`
+	SessionID      uint64   `json:"sessionId,omitzero"`
 	Project        string   `json:"project"`
 	Context        string   `json:"context"`
 	ObservationIDs []uint64 `json:"observationIds"`
@@ -121,7 +121,7 @@ func (p *ToolUseParams) Validate() error {
 type QueueResult struct {
 	Queued  bool   `json:"queued"`
 	Skipped string `json:"skipped,omitempty"`
-	EventID uint64 `json:"eventId,omitempty"`
+	EventID uint64 `json:"eventId,omitzero"`
 }
 
 // StopParams asks for a summary of the turn that just ended.
@@ -168,7 +168,7 @@ type SearchParams struct {
 	Files   []string  `json:"files,omitempty"`
 	Since   time.Time `json:"since,omitzero"`
 	Until   time.Time `json:"until,omitzero"`
-	Limit   int       `json:"limit,omitempty"`
+	Limit   int       `json:"limit,omitzero"`
 }
 
 // Validate checks the limit and the time range.
@@ -204,8 +204,8 @@ type SearchResult struct {
 // observation id (a JSON number) or a time (an RFC 3339 string).
 type TimelineParams struct {
 	Anchor  json.RawMessage `json:"anchor"`
-	Before  int             `json:"before,omitempty"`
-	After   int             `json:"after,omitempty"`
+	Before  int             `json:"before,omitzero"`
+	After   int             `json:"after,omitzero"`
 	Project string          `json:"project,omitempty"`
 }
 
@@ -238,7 +238,7 @@ func (p *TimelineParams) anchor() (id uint64, t time.Time, err error) {
 
 // TimelineResult is the neighbourhood of an anchor, oldest first.
 type TimelineResult struct {
-	AnchorID     uint64        `json:"anchorId,omitempty"`
+	AnchorID     uint64        `json:"anchorId,omitzero"`
 	Observations []Observation `json:"observations"`
 }
 
@@ -261,7 +261,7 @@ func (p *IDsParams) Validate() error {
 // ObservationsResult carries full records.
 type ObservationsResult struct {
 	Observations []Observation `json:"observations"`
-	Missing      []uint64      `json:"missing,omitempty"`
+	Missing      []uint64      `json:"missing,omitzero"`
 }
 
 // ContextParams asks what SessionStart would inject for a project.

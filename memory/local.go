@@ -259,21 +259,30 @@ func isTestCommand(cmd string) bool { return testCmdRE.MatchString(cmd) }
 
 var errLineRE = regexp.MustCompile(`(?i)(error|panic|fail|exception|traceback|undefined|cannot|denied|not found)`)
 
-// errorLine picks the most telling line of a failed command's output.
+// errorLine picks the most telling line of a failed command's output: an
+// assertion or error with a file:line position first, then any line that
+// looks like an error, then the first line.
 func errorLine(out string) string {
-	for _, line := range strings.Split(out, "\n") {
-		line = strings.TrimSpace(line)
-		if line != "" && errLineRE.MatchString(line) && !exitCodeRE.MatchString(line) {
-			return clip(line, 160)
-		}
-	}
+	var lines []string
 	for _, line := range strings.Split(out, "\n") {
 		if line = strings.TrimSpace(line); line != "" && !exitCodeRE.MatchString(line) {
-			return clip(line, 160)
+			lines = append(lines, line)
 		}
+	}
+	for _, re := range []*regexp.Regexp{posLineRE, errLineRE} {
+		for _, line := range lines {
+			if re.MatchString(line) {
+				return clip(line, 160)
+			}
+		}
+	}
+	if len(lines) > 0 {
+		return clip(lines[0], 160)
 	}
 	return ""
 }
+
+var posLineRE = regexp.MustCompile(`[\w./-]+\.\w+:\d+(:\d+)?:? `)
 
 var decisionRE = regexp.MustCompile(`(?i)\b(instead of|decided to|decide to|let's use|we'll use|we will use|go with|switch(?:ed)? to|prefer)\b`)
 

@@ -1,6 +1,7 @@
 package memory_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -93,6 +94,7 @@ func observationsOf(tb testing.TB, m *memory.Memory, sessionID uint64) []memory.
 			out = append(out, o)
 		}
 	}
+	slices.SortFunc(out, func(a, b memory.Observation) int { return cmp.Compare(a.ID, b.ID) })
 	return out
 }
 

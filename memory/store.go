@@ -358,3 +358,11 @@ func (l badgerLogger) Infof(f string, a ...any) {
 	l.log.Debug("badger", "msg", strings.TrimSpace(fmt.Sprintf(f, a...)))
 }
 func (l badgerLogger) Debugf(f string, a ...any) {}
+
+// SetSchemaVersion overwrites the stored schema version (migrations and
+// their tests).
+func (s *Store) SetSchemaVersion(v int) error {
+	return s.db.Update(func(txn *badger.Txn) error {
+		return txn.Set(keySchema, []byte(strconv.Itoa(v)))
+	})
+}

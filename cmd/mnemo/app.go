@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mnemo-dev/mnemo/memory"
+)
+
+// Version is set at build time with -ldflags "-X main.Version=…".
+var Version = "0.1.0-dev"
+
+// Run runs the mnemo command line with args and returns the exit status.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	err := app.RunContext(ctx, args)
+	var code exitCode
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &code):
+		return int(code)
+	default:
+		fmt.Fprintf(stderr, "mnemo: %v\n", err)
+		return 1
+	}
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:      "mnemo",
+		Usage:     "persistent memory for coding agents and editors",
+		Version:   Version,
+		Reader:    stdin,
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// Errors are printed once, by Run; cli must not call os.Exit.
+		ExitErrHandler: func(*cli.Context, error) {},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "home", Usage: "data directory", EnvVars: []string{"MNEMO_HOME"}},
+			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error", EnvVars: []string{"MNEMO_LOG_LEVEL"}},
+		},
+		Commands: []*cli.Command{
+			serveCommand(),
+			daemonCommand(),
+			searchCommand(),
+			timelineCommand(),
+			getCommand(),
+			contextCommand(),
+			sessionsCommand(),
+			statusCommand(),
+			doctorCommand(),
+			demoCommand(),
+		},
+	}
+}
+
+// homeDir is $MNEMO_HOME (or --home), else ${XDG_DATA_HOME:-~/.local/share}/mnemo.
+func homeDir(c *cli.Context) (string, error) {
+	if h := c.String("home"); h != "" {
+		return filepath.Abs(h)
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "mnemo"), nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the data directory: %w (set MNEMO_HOME)", err)
+	}
+	return filepath.Join(h, ".local", "share", "mnemo"), nil
+}
+
+// newLogger logs to w at the level named by --log-level. Logs never go to
+// stdout: stdout carries protocol frames.
+func newLogger(c *cli.Context, w io.Writer) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.String("log-level"))); err != nil {
+		level = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// openLogFile opens (appending) a log file, creating its folder.
+func openLogFile(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+}
+
+// Main is an opened Mnemo: its home, logger and memory. The daemon, the
+// in-process server and tests drive it with Open and Close.
+type Main struct {
+	Home   string
+	Logger *slog.Logger
+	// Agent overrides the memory agent (tests); the local agent when nil.
+	Agent memory.Agent
+
+	Memory *memory.Memory
+}
+
+// Open opens the memory under Home.
+func (m *Main) Open(ctx context.Context) error {
+	if m.Logger == nil {
+		m.Logger = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(m.Home, 0o700); err != nil {
+		return fmt.Errorf("create %s: %w", m.Home, err)
+	}
+	mem, err := memory.Open(ctx, memory.Options{
+		Dir:       filepath.Join(m.Home, "db"),
+		AgentsDir: filepath.Join(m.Home, "agents"),
+		Agent:     m.Agent,
+		Version:   Version,
+		Logger:    m.Logger,
+	})
+	if errors.Is(err, memory.ErrLocked) {
+		return fmt.Errorf("%w\nAnother Mnemo process (the daemon, or `mnemo serve --remote=none`) owns %s; stop it with `mnemo daemon stop`, or use a different MNEMO_HOME", err, m.Home)
+	}
+	if err != nil {
+		return err
+	}
+	m.Memory = mem
+	return nil
+}
+
+// Close stops the memory's worker and closes the store.
+func (m *Main) Close() error {
+	if m.Memory == nil {
+		return nil
+	}
+	err := m.Memory.Close()
+	m.Memory = nil
+	return err
+}
+
+func mustGetwd() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	return wd
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/rpc"
+)
+
+// Methods the command line uses beyond DESIGN §3's table.
+const (
+	MethodSessions = "mnemo/sessions"
+	MethodDoctor   = "mnemo/doctor"
+)
+
+// SessionsResult lists sessions for `mnemo sessions`.
+type SessionsResult struct {
+	Sessions []memory.Session `json:"sessions"`
+}
+
+// DoctorResult is what `mnemo doctor` found in the store.
+type DoctorResult struct {
+	Problems []memory.Problem `json:"problems"`
+}
+
+var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
+
+// call runs one method on the daemon (starting it when needed) and prints
+// the result: JSON with --json, else through text.
+func call[R any](c *cli.Context, method string, params any, text func(io.Writer, *R) error) error {
+	return withDaemon(c, true, func(ctx context.Context, cl *rpc.Client) error {
+		var res R
+		if err := cl.Call(ctx, method, params, &res); err != nil {
+			return err
+		}
+		if c.Bool("json") {
+			enc := json.NewEncoder(c.App.Writer)
+			enc.SetIndent("", "  ")
+			return enc.Encode(res)
+		}
+		return text(c.App.Writer, &res)
+	})
+}
+
+func searchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "search",
+		Usage:     "search memory (a compact index; `mnemo get <id>` for full records)",
+		ArgsUsage: "[query words]",
+		Flags: []cli.Flag{
+			jsonFlag,
+			&cli.StringFlag{Name: "project", Usage: "only this project"},
+			&cli.StringFlag{Name: "type", Usage: "only these types (comma-separated)"},
+			&cli.StringFlag{Name: "file", Usage: "only observations touching a file containing one of these (comma-separated)"},
+			&cli.TimestampFlag{Name: "since", Layout: time.RFC3339, Usage: "only from this time"},
+			&cli.TimestampFlag{Name: "until", Layout: time.RFC3339, Usage: "only up to this time"},
+			&cli.IntFlag{Name: "limit", Value: memory.DefaultLimit, Usage: "at most this many hits"},
+		},
+		Action: func(c *cli.Context) error {
+			p := memory.SearchParams{
+				Query: strings.Join(c.Args().Slice(), " "), Project: c.String("project"),
+				Types: splitList(c.String("type")), Files: splitList(c.String("file")), Limit: c.Int("limit"),
+			}
+			if t := c.Timestamp("since"); t != nil {
+				p.Since = *t
+			}
+			if t := c.Timestamp("until"); t != nil {
+				p.Until = *t
+			}
+			return call(c, MethodSearch, p, func(w io.Writer, r *memory.SearchResult) error {
+				if len(r.Hits) == 0 {
+					fmt.Fprintln(w, "no matches")
+					return nil
+				}
+				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+				for _, h := range r.Hits {
+					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title)
+					if h.Snippet != "" && h.Snippet != h.Title {
+						fmt.Fprintf(tw, "\t\t\t\t  %s\n", h.Snippet)
+					}
+				}
+				tw.Flush()
+				if r.Total > len(r.Hits) {
+					fmt.Fprintf(w, "(%d of %d; --limit for more)\n", len(r.Hits), r.Total)
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func timelineCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "timeline",
+		Usage:     "show the observations around an id or a time",
+		ArgsUsage: "<id | RFC 3339 time>",
+		Flags: []cli.Flag{
+			jsonFlag,
+			&cli.IntFlag{Name: "before", Value: 5}, &cli.IntFlag{Name: "after", Value: 5},
+			&cli.StringFlag{Name: "project"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return fmt.Errorf("timeline takes one anchor: an observation id or an RFC 3339 time")
+			}
+			anchor, _ := json.Marshal(c.Args().First())
+			if n, err := strconv.ParseUint(c.Args().First(), 10, 64); err == nil {
+				anchor, _ = json.Marshal(n)
+			}
+			p := memory.TimelineParams{Anchor: anchor, Before: c.Int("before"), After: c.Int("after"), Project: c.String("project")}
+			return call(c, MethodTimeline, p, func(w io.Writer, r *memory.TimelineResult) error {
+				for _, o := range r.Observations {
+					mark := " "
+					if o.ID == r.AnchorID {
+						mark = ">"
+					}
+					fmt.Fprintf(w, "%s #%d  %s  %-10s %s\n", mark, o.ID, o.Time.Local().Format("2006-01-02 15:04"), o.Type, o.Title)
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func getCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "get",
+		Usage:     "print full observations",
+		ArgsUsage: "<id>...",
+		Flags:     []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			var ids []uint64
+			for _, a := range c.Args().Slice() {
+				n, err := strconv.ParseUint(strings.TrimPrefix(a, "#"), 10, 64)
+				if err != nil {
+					return fmt.Errorf("%q is not an observation id", a)
+				}
+				ids = append(ids, n)
+			}
+			return call(c, MethodGetObservations, memory.IDsParams{IDs: ids}, func(w io.Writer, r *memory.ObservationsResult) error {
+				for i, o := range r.Observations {
+					if i > 0 {
+						fmt.Fprintln(w)
+					}
+					io.WriteString(w, FormatObservation(&o))
+				}
+				for _, id := range r.Missing {
+					fmt.Fprintf(w, "#%d: no such observation\n", id)
+				}
+				return nil
+			})
+		},
+	}
+}
+
+// FormatObservation renders an observation as readable markdown.
+func FormatObservation(o *memory.Observation) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## #%d %s\n", o.ID, o.Title)
+	fmt.Fprintf(&b, "%s · %s · %s", o.Type, o.Project, o.Time.Local().Format("2006-01-02 15:04"))
+	if o.ContentSessionID != "" {
+		fmt.Fprintf(&b, " · session %s (prompt %d)", o.ContentSessionID, o.PromptNumber)
+	}
+	b.WriteString("\n")
+	if o.Subtitle != "" {
+		fmt.Fprintf(&b, "\n%s\n", o.Subtitle)
+	}
+	if o.Request != "" {
+		fmt.Fprintf(&b, "\nRequest: %s\n", o.Request)
+	}
+	if o.Narrative != "" {
+		fmt.Fprintf(&b, "\n%s\n", o.Narrative)
+	}
+	if len(o.Facts) > 0 {
+		b.WriteString("\nFacts:\n")
+		for _, f := range o.Facts {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+	}
+	for _, l := range []struct {
+		label string
+		items []string
+	}{{"Files modified", o.FilesModified}, {"Files read", o.FilesRead}, {"Concepts", o.Concepts}} {
+		if len(l.items) > 0 {
+			fmt.Fprintf(&b, "%s: %s\n", l.label, strings.Join(l.items, ", "))
+		}
+	}
+	return b.String()
+}
+
+func contextCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "context",
+		Usage: "print the context a new session in this project would get",
+		Flags: []cli.Flag{jsonFlag, &cli.StringFlag{Name: "project", Usage: "the project (default: this folder's)"}, &cli.StringFlag{Name: "cwd", Usage: "the working directory (default: this one)"}},
+		Action: func(c *cli.Context) error {
+			p := memory.ContextParams{Project: c.String("project"), Cwd: c.String("cwd")}
+			if p.Project == "" && p.Cwd == "" {
+				p.Cwd = mustGetwd()
+			}
+			return call(c, MethodContext, p, func(w io.Writer, r *memory.ContextResult) error {
+				_, err := io.WriteString(w, r.Context)
+				return err
+			})
+		},
+	}
+}
+
+func sessionsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "sessions",
+		Usage: "list sessions with both ids and their state",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			return call(c, MethodSessions, nil, func(w io.Writer, r *SessionsResult) error {
+				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tCONTENT SESSION\tMEMORY SESSION\tPROJECT\tPLATFORM\tPROMPTS\tSTATUS\tFORCE INIT\tSTARTED")
+				for _, s := range r.Sessions {
+					ms := s.MemorySessionID
+					if ms == "" {
+						ms = "(none yet)"
+					}
+					if n := len(s.MemorySessions); n > 1 {
+						ms += fmt.Sprintf(" (+%d earlier)", n-1)
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%t\t%s\n", s.ID, s.ContentSessionID, ms, s.Project, s.Platform, s.PromptCounter, s.Status, s.ForceInit, s.CreatedAt.Local().Format("2006-01-02 15:04"))
+				}
+				return tw.Flush()
+			})
+		},
+	}
+}
+
+func statusCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "status",
+		Usage: "show the daemon's state (starting it when needed)",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			return withDaemon(c, true, func(ctx context.Context, cl *rpc.Client) error { return printStatus(c, cl) })
+		},
+	}
+}
+
+func printStatus(c *cli.Context, cl *rpc.Client) error {
+	var st memory.Status
+	if err := cl.Call(c.Context, MethodStatus, nil, &st); err != nil {
+		return err
+	}
+	w := c.App.Writer
+	if c.Bool("json") {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	fmt.Fprintf(w, "daemon       running (pid %d), Mnemo %s, protocol %d\n", st.PID, st.Version, st.ProtocolVersion)
+	fmt.Fprintf(w, "data         %s\n", st.DataDir)
+	fmt.Fprintf(w, "memory       %d observations, %d summaries, %d sessions, %d prompts\n", st.Counts.Observations, st.Counts.Summaries, st.Counts.Sessions, st.Counts.Prompts)
+	fmt.Fprintf(w, "queue        %d events waiting\n", st.Counts.Queued)
+	fmt.Fprintf(w, "agent        %s\n", st.Agent)
+	if st.Embedder != "" {
+		fmt.Fprintf(w, "embedder     %s\n", st.Embedder)
+	}
+	if st.Notice != "" {
+		fmt.Fprintf(w, "notice       %s\n", st.Notice)
+	}
+	return nil
+}
+
+func doctorCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "doctor",
+		Usage: "check the memory's invariants and the setup",
+		Flags: []cli.Flag{jsonFlag},
+		Action: func(c *cli.Context) error {
+			home, err := homeDir(c)
+			if err != nil {
+				return err
+			}
+			var failed bool
+			err = call(c, MethodDoctor, nil, func(w io.Writer, r *DoctorResult) error {
+				fmt.Fprintf(w, "home         %s\n", home)
+				fmt.Fprintf(w, "socket       %s\n", rpc.SocketPath(home))
+				if len(r.Problems) == 0 {
+					fmt.Fprintln(w, "invariants   ok: every observation's memory session is registered to its session, no memory session is shared, no queue entry is stale")
+					return nil
+				}
+				failed = true
+				fmt.Fprintf(w, "invariants   %d problems:\n", len(r.Problems))
+				for _, p := range r.Problems {
+					fmt.Fprintf(w, "  [%s] %s\n", p.Check, p.Detail)
+				}
+				return nil
+			})
+			if err == nil && failed {
+				return exitCode(1)
+			}
+			return err
+		},
+	}
+}

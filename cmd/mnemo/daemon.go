@@ -1,0 +1,297 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/rpc"
+)
+
+// DefaultIdleTimeout is how long the daemon waits with no client and no
+// queued work before it exits.
+const DefaultIdleTimeout = 30 * time.Minute
+
+func daemonCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "daemon",
+		Usage: "run the daemon that owns the memory (clients start it when needed)",
+		Flags: []cli.Flag{
+			&cli.DurationFlag{Name: "idle-timeout", Value: DefaultIdleTimeout, Usage: "exit after this long with no client and no queued work (0: never)", EnvVars: []string{"MNEMO_IDLE_TIMEOUT"}},
+			&cli.StringFlag{Name: "log-file", Usage: "log here (default: stderr)"},
+		},
+		Action: func(c *cli.Context) error {
+			home, err := homeDir(c)
+			if err != nil {
+				return err
+			}
+			logw := c.App.ErrWriter
+			if p := c.String("log-file"); p != "" {
+				f, err := openLogFile(p)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				logw = f
+			}
+			log := newLogger(c, logw).With("pid", os.Getpid())
+			d := &Daemon{Main: Main{Home: home, Logger: log}, IdleTimeout: c.Duration("idle-timeout")}
+			return d.Run(c.Context)
+		},
+		Subcommands: []*cli.Command{
+			{
+				Name:  "status",
+				Usage: "say whether the daemon runs, and its state",
+				Action: func(c *cli.Context) error {
+					return withDaemon(c, false, func(ctx context.Context, cl *rpc.Client) error {
+						return printStatus(c, cl)
+					})
+				},
+			},
+			{
+				Name:  "stop",
+				Usage: "stop the daemon (it finishes queued work it can, then closes the store)",
+				Action: func(c *cli.Context) error {
+					home, err := homeDir(c)
+					if err != nil {
+						return err
+					}
+					return stopDaemon(c.Context, home, c.App.Writer)
+				},
+			},
+		},
+	}
+}
+
+// Daemon owns the data directory and serves every client on the socket.
+type Daemon struct {
+	Main
+	IdleTimeout time.Duration
+
+	clients atomic.Int64
+	last    atomic.Int64 // unix nanos of the last client disconnect
+}
+
+// Run serves until ctx ends (SIGTERM, SIGINT), or the daemon has been idle
+// for IdleTimeout. Then it stops accepting, lets queued work finish for a
+// bounded time, and closes the store.
+func (d *Daemon) Run(ctx context.Context) error {
+	log := d.Logger
+	sock := rpc.SocketPath(d.Home)
+	ln, err := rpc.Listen(sock)
+	if errors.Is(err, rpc.ErrDaemonRunning) {
+		log.Info("a daemon is already running", "socket", sock)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	if err := d.Open(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	defer d.Close()
+	log.Info("daemon serving", "socket", sock, "home", d.Home, "version", Version)
+	if err := d.ingestSpool(ctx); err != nil {
+		log.Error("ingest the hook spool", "err", err)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	d.last.Store(time.Now().UnixNano())
+	var wg sync.WaitGroup
+	if d.IdleTimeout > 0 {
+		wg.Go(func() { d.watchIdle(ctx, cancel) })
+	}
+	err = rpc.ServeListener(ctx, ln, func(ctx context.Context, nc net.Conn) {
+		d.clients.Add(1)
+		defer func() {
+			d.clients.Add(-1)
+			d.last.Store(time.Now().UnixNano())
+		}()
+		c := newConnection(d.Memory, log, d.Home)
+		defer c.editor.Close()
+		conn := rpc.Serve(ctx, nc, rpc.RequireHello(c.Handler(), Version, nil))
+		select {
+		case <-c.exit:
+		case <-conn.Done():
+		case <-ctx.Done():
+		}
+		conn.Close()
+	})
+	cancel()
+	wg.Wait()
+	drain, stop := context.WithTimeout(context.Background(), 3*time.Second)
+	defer stop()
+	if err := d.Memory.WaitIdle(drain); err != nil {
+		log.Warn("stopping with queued work left; it is processed at the next start", "err", err)
+	}
+	log.Info("daemon stopped")
+	return err
+}
+
+// ingestSpool replays the hook events that could not reach a daemon, in
+// order, through the same methods a live hook calls. Their event keys make
+// a replay of an event that did arrive a no-op.
+func (d *Daemon) ingestSpool(ctx context.Context) error {
+	path := claudecode.SpoolPath(d.Home)
+	entries, done, err := claudecode.TakeSpool(path)
+	if err != nil || len(entries) == 0 {
+		if done != nil {
+			done()
+		}
+		return err
+	}
+	cl, stop := d.inProcessClient(ctx)
+	defer stop()
+	var failed int
+	for _, e := range entries {
+		if err := cl.Call(ctx, e.Method, e.Params, nil); err != nil {
+			failed++
+			d.Logger.Warn("spooled event refused", "method", e.Method, "time", e.Time, "err", err)
+		}
+	}
+	d.Logger.Info("ingested the hook spool", "events", len(entries), "refused", failed)
+	return done()
+}
+
+// inProcessClient is a client of this daemon's own methods over an
+// in-memory pipe.
+func (d *Daemon) inProcessClient(ctx context.Context) (*rpc.Client, func()) {
+	a, b := net.Pipe()
+	c := newConnection(d.Memory, d.Logger, d.Home)
+	conn := rpc.Serve(ctx, b, c.Handler())
+	cl := rpc.NewClient(a, nil)
+	return cl, func() {
+		cl.Close()
+		conn.Close()
+		c.editor.Close()
+	}
+}
+
+func (d *Daemon) watchIdle(ctx context.Context, stop context.CancelFunc) {
+	tick := time.NewTicker(min(d.IdleTimeout/4, time.Minute))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if d.clients.Load() > 0 || time.Since(time.Unix(0, d.last.Load())) < d.IdleTimeout {
+			continue
+		}
+		if c, err := d.Memory.Counts(ctx); err != nil || c.Queued > 0 {
+			continue
+		}
+		d.Logger.Info("idle; exiting", "idle", d.IdleTimeout)
+		stop()
+		return
+	}
+}
+
+// daemonStart says how clients start this home's daemon.
+func daemonStart(home string) (rpc.StartOptions, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return rpc.StartOptions{}, fmt.Errorf("find the mnemo binary: %w", err)
+	}
+	return rpc.StartOptions{
+		Socket:   rpc.SocketPath(home),
+		LockPath: filepath.Join(home, "run", "start.lock"),
+		Command:  []string{exe, "--home", home, "daemon", "--log-file", defaultLogPath(home, "daemon")},
+		Env:      os.Environ(),
+		LogPath:  defaultLogPath(home, "daemon-start"),
+		Wait:     5 * time.Second,
+	}, nil
+}
+
+// dialDaemon connects to the daemon (starting it when start is true) and
+// performs the handshake.
+func dialDaemon(ctx context.Context, home string, log *slog.Logger, client string, start bool) (net.Conn, error) {
+	var (
+		nc  net.Conn
+		err error
+	)
+	if start {
+		var o rpc.StartOptions
+		if o, err = daemonStart(home); err != nil {
+			return nil, err
+		}
+		nc, err = rpc.DialOrStart(ctx, o)
+	} else {
+		nc, err = rpc.DialSocket(ctx, rpc.SocketPath(home))
+	}
+	if err != nil {
+		return nil, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if _, err := rpc.Handshake(hctx, nc, client); err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return nc, nil
+}
+
+// withDaemon runs fn with a client of the daemon.
+func withDaemon(c *cli.Context, start bool, fn func(context.Context, *rpc.Client) error) error {
+	home, err := homeDir(c)
+	if err != nil {
+		return err
+	}
+	nc, err := dialDaemon(c.Context, home, newLogger(c, c.App.ErrWriter), rpc.ClientCLI, start)
+	if errors.Is(err, rpc.ErrNoDaemon) {
+		return fmt.Errorf("%w\nNo Mnemo daemon runs for %s; any mnemo command that needs one starts it (e.g. `mnemo status`)", err, home)
+	}
+	if err != nil {
+		return err
+	}
+	cl := rpc.NewClient(nc, nil)
+	defer cl.Close()
+	return fn(c.Context, cl)
+}
+
+// stopDaemon sends the daemon SIGTERM and waits for its socket to go.
+func stopDaemon(ctx context.Context, home string, out interface{ Write([]byte) (int, error) }) error {
+	nc, err := dialDaemon(ctx, home, slog.New(slog.DiscardHandler), rpc.ClientCLI, false)
+	if errors.Is(err, rpc.ErrNoDaemon) {
+		fmt.Fprintln(out, "no daemon running")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	cl := rpc.NewClient(nc, nil)
+	var st struct {
+		PID int `json:"pid"`
+	}
+	err = cl.Call(ctx, MethodStatus, nil, &st)
+	cl.Close()
+	if err != nil {
+		return err
+	}
+	if err := syscall.Kill(st.PID, syscall.SIGTERM); err != nil {
+		return fmt.Errorf("signal daemon %d: %w", st.PID, err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(st.PID, 0) != nil {
+			fmt.Fprintf(out, "daemon %d stopped\n", st.PID)
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return fmt.Errorf("daemon %d is still running after 10s", st.PID)
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/rpc"
+)
+
+// demoSession is a recorded Claude Code session (the hook calls it made),
+// with {{cwd}} standing for the project folder.
+//
+//go:embed demo.jsonl
+var demoSession []byte
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "play a recorded session into a fresh memory, then show what the next session gets",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "keep", Usage: "keep the demo's data directory and print where it is"},
+		},
+		Action: func(c *cli.Context) error {
+			dir, err := os.MkdirTemp("", "mnemo-demo-")
+			if err != nil {
+				return err
+			}
+			if !c.Bool("keep") {
+				defer os.RemoveAll(dir)
+			}
+			return runDemo(c.Context, dir, c.App.Writer)
+		},
+	}
+}
+
+// runDemo plays the recorded session into a memory under dir, through the
+// same JSON-RPC methods hooks call, and prints the context and searches a
+// new session would see.
+func runDemo(ctx context.Context, dir string, w io.Writer) error {
+	project := filepath.Join(dir, "billing-api")
+	if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
+		return err
+	}
+	home := filepath.Join(dir, "home")
+	m := &Main{Home: home}
+	if err := m.Open(ctx); err != nil {
+		return err
+	}
+	defer m.Close()
+	a, b := net.Pipe()
+	conn := newConnection(m.Memory, m.Logger, home)
+	srv := rpc.Serve(ctx, b, conn.Handler())
+	defer srv.Close()
+	cl := rpc.NewClient(a, nil)
+	defer cl.Close()
+
+	fmt.Fprintf(w, "Playing a recorded Claude Code session into a fresh memory (%s)\n\n", home)
+	start := time.Now()
+	sc := bufio.NewScanner(bytes.NewReader(demoSession))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	calls := 0
+	for sc.Scan() {
+		line := bytes.ReplaceAll(sc.Bytes(), []byte("{{cwd}}"), []byte(project))
+		var rec struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return fmt.Errorf("demo session line %d: %w", calls+1, err)
+		}
+		var res json.RawMessage
+		if err := cl.Call(ctx, rec.Method, rec.Params, &res); err != nil {
+			return fmt.Errorf("%s: %w", rec.Method, err)
+		}
+		fmt.Fprintf(w, "  → %-24s %s\n", rec.Method, describe(rec.Method, rec.Params))
+		calls++
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := m.Memory.WaitIdle(wctx); err != nil {
+		return fmt.Errorf("wait for the memory agent: %w", err)
+	}
+	fmt.Fprintf(w, "\n%d calls stored and compressed in %s.\n", calls, time.Since(start).Round(time.Millisecond))
+
+	var ctxRes memory.ContextResult
+	err := cl.Call(ctx, MethodSessionStart, memory.SessionStartParams{ContentSessionID: "demo-session-2", Cwd: project, Source: "startup", Platform: "claude-code"}, &ctxRes)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n=== The context a new session in billing-api gets (%d bytes) ===\n\n%s\n", ctxRes.Bytes, ctxRes.Context)
+
+	for _, q := range []memory.SearchParams{
+		{Query: "rounding", Project: "billing-api", Limit: 5},
+		{Files: []string{"payments/"}, Limit: 5},
+	} {
+		var res memory.SearchResult
+		if err := cl.Call(ctx, MethodSearch, q, &res); err != nil {
+			return err
+		}
+		label := q.Query
+		if label == "" {
+			label = "files: " + strings.Join(q.Files, ",")
+		}
+		fmt.Fprintf(w, "=== mnemo search %q ===\n", label)
+		for _, h := range res.Hits {
+			fmt.Fprintf(w, "  #%-3d %-10s %s\n", h.ID, h.Type, h.Title)
+		}
+		fmt.Fprintln(w)
+	}
+	var fixes memory.SearchResult
+	if err := cl.Call(ctx, MethodSearch, memory.SearchParams{Project: "billing-api", Types: []string{memory.TypeBugfix}, Files: []string{"rounding.go"}, Limit: 1}, &fixes); err != nil {
+		return err
+	}
+	if len(fixes.Hits) > 0 {
+		var full memory.ObservationsResult
+		if err := cl.Call(ctx, MethodGetObservations, memory.IDsParams{IDs: []uint64{fixes.Hits[len(fixes.Hits)-1].ID}}, &full); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "=== mnemo get (a full record) ===\n\n")
+		for _, o := range full.Observations {
+			io.WriteString(w, FormatObservation(&o))
+		}
+	}
+	return nil
+}
+
+func describe(method string, params json.RawMessage) string {
+	var p struct {
+		ToolName string `json:"toolName"`
+		Prompt   string `json:"prompt"`
+		Source   string `json:"source"`
+		Reason   string `json:"reason"`
+	}
+	json.Unmarshal(params, &p)
+	switch {
+	case p.ToolName != "":
+		return p.ToolName
+	case p.Prompt != "":
+		return fmt.Sprintf("%.60q…", p.Prompt)
+	default:
+		return p.Source + p.Reason
+	}
+}

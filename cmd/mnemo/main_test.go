@@ -1,0 +1,61 @@
+package main_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// mnemoBin is the mnemo binary built from this tree for the tests.
+var mnemoBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mnemo-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mnemoBin = filepath.Join(dir, "mnemo")
+	build := exec.Command("go", "build", "-race", "-o", mnemoBin, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build mnemo:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// testEnv is a private HOME, MNEMO_HOME and project folder (a git
+// repository named billing-api) for one test.
+type testEnv struct {
+	root, home, userHome, project string
+}
+
+func newTestEnv(t *testing.T) *testEnv {
+	t.Helper()
+	root := t.TempDir()
+	e := &testEnv{
+		root:     root,
+		home:     filepath.Join(root, "mnemo"),
+		userHome: filepath.Join(root, "home"),
+		project:  filepath.Join(root, "billing-api"),
+	}
+	for _, d := range []string{e.userHome, filepath.Join(e.project, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return e
+}
+
+// environ is the environment of a mnemo process: the current one with the
+// test's folders, so nothing touches the real home.
+func (e *testEnv) environ(extra ...string) []string {
+	env := append(os.Environ(), "MNEMO_HOME="+e.home, "HOME="+e.userHome, "XDG_DATA_HOME="+filepath.Join(e.userHome, ".local", "share"), "MNEMO_IDLE_TIMEOUT=2m")
+	return append(env, extra...)
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mnemo-dev/mnemo/rpc"
+)
+
+func serveCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "serve",
+		Usage: "serve an editor over stdio (a language server; the VS Code extension runs this)",
+		Description: "With --remote=auto (the default) the editor's session is forwarded to the shared\n" +
+			"daemon, which is started when needed. With --remote=none this process opens the\n" +
+			"data directory itself (tests, or a single editor with nothing else running).",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "stdio", Usage: "talk LSP over stdin/stdout (the only transport; accepted because language clients add it)"},
+			&cli.StringFlag{Name: "remote", Value: "auto", Usage: "auto: forward to the daemon; none: serve in this process"},
+			&cli.StringFlag{Name: "log-file", Usage: "log here instead of stderr"},
+		},
+		Action: func(c *cli.Context) error {
+			home, err := homeDir(c)
+			if err != nil {
+				return err
+			}
+			var logw io.Writer = c.App.ErrWriter
+			if p := c.String("log-file"); p != "" {
+				f, err := openLogFile(p)
+				if err != nil {
+					return fmt.Errorf("open log file: %w", err)
+				}
+				defer f.Close()
+				logw = f
+			}
+			log := newLogger(c, logw)
+			stdio := rpc.Stdio()
+			switch c.String("remote") {
+			case "none":
+				return serveInProcess(c.Context, home, log, stdio)
+			case "auto", "":
+				return serveForwarded(c.Context, home, log, stdio)
+			default:
+				return fmt.Errorf("--remote=%q: want auto or none", c.String("remote"))
+			}
+		},
+	}
+}
+
+// serveInProcess opens the data directory and serves one editor
+// connection on rwc. It returns exitCode 0 after shutdown+exit, 1 for an
+// exit without shutdown or a closed stream (LSP).
+func serveInProcess(ctx context.Context, home string, log *slog.Logger, rwc io.ReadWriteCloser) error {
+	m := &Main{Home: home, Logger: log}
+	if err := m.Open(ctx); err != nil {
+		return err
+	}
+	defer m.Close()
+	return serveConn(ctx, m, home, log, rwc)
+}
+
+func serveConn(ctx context.Context, m *Main, home string, log *slog.Logger, rwc io.ReadWriteCloser) error {
+	c := newConnection(m.Memory, log, home)
+	defer c.editor.Close()
+	conn := rpc.Serve(ctx, rwc, c.Handler())
+	select {
+	case <-c.exit:
+	case <-conn.Done():
+	case <-ctx.Done():
+	}
+	conn.Close()
+	select {
+	case <-conn.Done():
+	case <-time.After(2 * time.Second):
+		log.Warn("connection did not close in time")
+	}
+	if c.editor.ShutDown() {
+		return exitCode(0)
+	}
+	return exitCode(1)
+}
+
+// serveForwarded forwards the editor's connection to the daemon, starting
+// the daemon when needed.
+func serveForwarded(ctx context.Context, home string, log *slog.Logger, rwc io.ReadWriteCloser) error {
+	d, err := dialDaemon(ctx, home, log, "serve", true)
+	if err != nil {
+		return err
+	}
+	err = rpc.Forward(ctx, rwc, d)
+	if err != nil {
+		log.Warn("forwarding ended", "err", err)
+	}
+	return nil
+}
+
+func defaultLogPath(home, name string) string { return filepath.Join(home, "logs", name+".log") }
+
+var _ = os.Getpid

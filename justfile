@@ -1,0 +1,38 @@
+# Mnemo's tasks. `just demo` and `just test` are all a fresh machine needs.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+bin := justfile_directory() / "bin"
+export GOFLAGS := "-buildvcs=false"
+
+# List the recipes.
+default:
+    @just --list
+
+# Build mnemo and mnemo-hook into bin/.
+build:
+    go build -o {{bin}}/mnemo ./cmd/mnemo
+    go build -o {{bin}}/mnemo-hook ./cmd/mnemo-hook
+
+# Play a recorded session into a fresh memory and show what the next session gets.
+demo: build
+    {{bin}}/mnemo demo
+
+# Vet, the Go tests with the race detector (transcripts included), and the Node clients.
+test: build
+    go vet ./...
+    go test -race -count=1 ./...
+    just test-node
+
+# The wire test with vscode-jsonrpc and the VS Code extension's lint, compile and tests.
+test-node: build
+    cd rpc/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
+    cd adapters/vscode/extension && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
+
+# Rewrite the expected half of the transcript tests after an intended change.
+update-transcripts:
+    go test ./cmd/mnemo -run TestTranscripts -update
+
+# End-to-end: the real Claude Code CLI, offline, in a loopback-only network namespace.
+e2e: build
+    MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/claudecode/e2e/run.sh

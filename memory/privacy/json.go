@@ -1,0 +1,153 @@
+package privacy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
+)
+
+// ErrInvalidJSON is returned by CleanJSON for a payload that is not one
+// valid JSON document; callers then clean the payload as a string.
+var ErrInvalidJSON = errors.New("invalid JSON")
+
+// CleanJSON applies Clean to every string in the JSON document raw, object
+// keys included, and returns the document re-encoded compactly, with its
+// keys in their order and its numbers as written.
+//
+// A string value whose key names a secret (password, api_key, token,
+// Authorization and the other names Redact knows after "=" or ":") is
+// redacted as the value of that assignment would be.
+//
+// Each string is cleaned on its own: a tag opened in one string and closed
+// in another strips the first to its end and leaves a stray closing tag,
+// removed, in the second; the document stays valid JSON. Cleaning is done
+// on the decoded text, so a tag or a secret split by an escape (\u003c) is
+// still found.
+//
+// A raw that is not exactly one valid JSON value returns ErrInvalidJSON.
+func CleanJSON(raw []byte) ([]byte, error) {
+	if !json.Valid(raw) {
+		var v json.RawMessage
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalidJSON, err)
+		}
+		return nil, ErrInvalidJSON
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	out := make([]byte, 0, len(raw))
+	// One entry per open container: whether it is an object, and how many
+	// keys and values it has had so far.
+	type level struct {
+		object bool
+		n      int
+		key    string // in an object, the last key read
+	}
+	var stack []level
+	for {
+		tok, err := dec.Token()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			// json.Valid accepted raw, so this is not expected.
+			return nil, fmt.Errorf("%w: %w", ErrInvalidJSON, err)
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			stack = stack[:len(stack)-1]
+			out = append(out, byte(d))
+			continue
+		}
+		key, isKey := "", false
+		if k := len(stack); k > 0 {
+			top := &stack[k-1]
+			switch {
+			case top.object && top.n%2 == 1:
+				out = append(out, ':')
+				key = top.key
+			case top.n > 0:
+				out = append(out, ',')
+			}
+			isKey = top.object && top.n%2 == 0
+			if isKey {
+				top.key, _ = tok.(string)
+			}
+			top.n++
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			out = append(out, byte(v))
+			stack = append(stack, level{object: v == '{'})
+		case string:
+			v = Clean(v)
+			if !isKey && key != "" {
+				v = redactAssigned(key, v)
+			}
+			out = appendString(out, v)
+		case json.Number:
+			out = append(out, v...)
+		case bool:
+			if v {
+				out = append(out, "true"...)
+			} else {
+				out = append(out, "false"...)
+			}
+		case nil:
+			out = append(out, "null"...)
+		}
+	}
+}
+
+// appendString appends s to out as a JSON string. It escapes what JSON
+// requires and U+2028 and U+2029, and writes invalid UTF-8 as U+FFFD.
+func appendString(out []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	out = append(out, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			invalid := r == utf8.RuneError && size == 1
+			if !invalid && r != '\u2028' && r != '\u2029' {
+				i += size
+				continue
+			}
+			out = append(out, s[start:i]...)
+			switch {
+			case invalid:
+				out = append(out, `\ufffd`...)
+			default:
+				out = append(out, `\u202`...)
+				out = append(out, hex[r&0xf])
+			}
+			i += size
+			start = i
+			continue
+		}
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		out = append(out, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			out = append(out, '\\', c)
+		case '\n':
+			out = append(out, `\n`...)
+		case '\r':
+			out = append(out, `\r`...)
+		case '\t':
+			out = append(out, `\t`...)
+		default:
+			out = append(out, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		i++
+		start = i
+	}
+	out = append(out, s[start:]...)
+	return append(out, '"')
+}

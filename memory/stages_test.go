@@ -1,0 +1,358 @@
+package memory_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/memory"
+)
+
+// A prompt that is entirely private stores nothing for its turn: not the
+// prompt, not its tool observations, not its summary.
+func TestFullyPrivatePromptStoresNothingForItsTurn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	m := MustOpen(t, memory.Options{Dir: dir})
+	ctx := context.Background()
+	r := mustPrompt(t, m, "cc-priv", "<private>the launch code is PRIVMARK-1234</private>")
+	if !r.Private || r.PromptNumber != 1 {
+		t.Fatalf("prompt result = %+v, want private prompt 1", r)
+	}
+	q := mustTool(t, m, "cc-priv", "Read", `{"file_path":"/src/shop/secret-plan.md"}`, `{"type":"text","file":{"filePath":"/src/shop/secret-plan.md","content":"PRIVMARK-1234"}}`)
+	if q.Queued || q.Skipped == "" {
+		t.Fatalf("tool event of a private turn = %+v, want skipped", q)
+	}
+	if s, err := m.Stop(ctx, memory.StopParams{ContentSessionID: "cc-priv", LastAssistantMessage: "done with PRIVMARK-1234"}); err != nil || s.Queued {
+		t.Fatalf("stop of a private turn = %+v, %v; want skipped", s, err)
+	}
+	// The next, ordinary turn is remembered.
+	mustPrompt(t, m, "cc-priv", "now fix the cart total")
+	mustTool(t, m, "cc-priv", "Read", readInput, readResponse)
+	waitIdle(t, m)
+	sess := mustSession(t, m, "cc-priv")
+	prompts, _ := m.Prompts(ctx, sess.ID)
+	if len(prompts) != 1 || prompts[0].Number != 2 {
+		t.Fatalf("prompts = %+v, want only prompt 2", prompts)
+	}
+	if obs := observationsOf(t, m, sess.ID); len(obs) != 1 || obs[0].PromptNumber != 2 {
+		t.Fatalf("observations = %+v, want only prompt 2's", obs)
+	}
+	if sums, _ := m.Summaries(ctx, sess.ID); len(sums) != 0 {
+		t.Fatalf("summaries = %+v, want none", sums)
+	}
+	m.Close()
+	assertNotOnDisk(t, filepath.Dir(dir), "PRIVMARK-1234")
+}
+
+// Tags are stripped and secrets redacted before anything is stored.
+func TestPrivacyAtEntryAndBeforeStorage(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	m := MustOpen(t, memory.Options{Dir: dir})
+	ctx := context.Background()
+	mustPrompt(t, m, "cc-p2", "deploy it <private>password hunter2-PRIVMARK</private> please")
+	mustTool(t, m, "cc-p2", "Bash",
+		`{"command":"curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123456789' https://api.example.com","description":"call the API"}`,
+		`{"stdout":"key AKIAIOSFODNN7EXAMPLE ok <system-reminder>SYSMARK</system-reminder>","stderr":"","interrupted":false}`)
+	if _, err := m.Stop(ctx, memory.StopParams{ContentSessionID: "cc-p2", LastAssistantMessage: "used sk-ant-api03-Zq9XbT4kL2mN8pR6sV1wY3uA5cE7gI0jK-_hO2dF4hJ6lN8pQ0rS2tU4vW6xY8zA0bC2dE4fG6hI8jK0lM2nO4pQ6rS8tUAA"}); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, m)
+	sess := mustSession(t, m, "cc-p2")
+	prompts, _ := m.Prompts(ctx, sess.ID)
+	if len(prompts) != 1 || strings.Contains(prompts[0].Text, "hunter2") || !strings.Contains(prompts[0].Text, "deploy it") {
+		t.Fatalf("stored prompt = %+v", prompts)
+	}
+	m.Close()
+	for _, secret := range []string{"PRIVMARK", "SYSMARK", "AKIAIOSFODNN7EXAMPLE", "abcdefghijklmnopqrstuvwxyz0123456789", "Zq9XbT4kL2mN8pR6sV1wY3uA5cE7gI0jK"} {
+		assertNotOnDisk(t, filepath.Dir(dir), secret)
+	}
+}
+
+// assertNotOnDisk fails when any file under dir holds marker, after the
+// store has been closed (and so flushed).
+func assertNotOnDisk(t *testing.T, dir, marker string) {
+	t.Helper()
+	filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.Contains(string(b), marker) {
+			t.Errorf("%q found in %s", marker, path)
+		}
+		return nil
+	})
+}
+
+func TestSkipListedToolsAreNotStored(t *testing.T) {
+	m := MustOpen(t, memory.Options{InMemory: true})
+	mustPrompt(t, m, "cc-skip", "plan")
+	for _, tool := range []string{"TodoWrite", "AskUserQuestion", "ListMcpResourcesTool", "SlashCommand", "Skill"} {
+		if r := mustTool(t, m, "cc-skip", tool, `{}`, `{}`); r.Queued || !strings.Contains(r.Skipped, tool) {
+			t.Errorf("%s: %+v, want skipped", tool, r)
+		}
+	}
+}
+
+// An event key makes a call idempotent: a replay (the hook's spool) stores
+// nothing twice.
+func TestEventKeyMakesCallsIdempotent(t *testing.T) {
+	m := MustOpen(t, memory.Options{InMemory: true})
+	ctx := context.Background()
+	p := memory.UserPromptParams{ContentSessionID: "cc-key", Cwd: "/src/shop", Prompt: "hello", EventKey: "k1"}
+	a, _ := m.UserPromptSubmit(ctx, p)
+	b, _ := m.UserPromptSubmit(ctx, p)
+	if a != b || a.PromptNumber != 1 {
+		t.Fatalf("replayed prompt = %+v then %+v, want the same prompt 1", a, b)
+	}
+	tp := memory.ToolUseParams{ContentSessionID: "cc-key", Cwd: "/src/shop", ToolName: "Read", ToolInput: json.RawMessage(readInput), EventKey: "k2"}
+	first, _ := m.PostToolUse(ctx, tp)
+	again, _ := m.PostToolUse(ctx, tp)
+	if !first.Queued || again.Queued || again.EventID != first.EventID {
+		t.Fatalf("replayed tool event = %+v then %+v", first, again)
+	}
+	waitIdle(t, m)
+	if c, _ := m.Counts(ctx); c.Prompts != 1 || c.Observations != 1 {
+		t.Fatalf("counts = %+v, want one prompt and one observation", c)
+	}
+}
+
+func TestBadInputNamesTheField(t *testing.T) {
+	m := MustOpen(t, memory.Options{InMemory: true})
+	ctx := context.Background()
+	cases := []struct {
+		name  string
+		call  func() error
+		field string
+	}{
+		{"prompt without session", func() error { _, err := m.UserPromptSubmit(ctx, memory.UserPromptParams{Prompt: "x"}); return err }, "contentSessionId"},
+		{"tool without name", func() error {
+			_, err := m.PostToolUse(ctx, memory.ToolUseParams{ContentSessionID: "s"})
+			return err
+		}, "toolName"},
+		{"search limit", func() error { _, err := m.Search(ctx, memory.SearchParams{Limit: 5000}); return err }, "limit"},
+		{"get nothing", func() error { _, err := m.Get(ctx, memory.IDsParams{}); return err }, "ids"},
+		{"timeline anchor", func() error {
+			_, err := m.Timeline(ctx, memory.TimelineParams{Anchor: json.RawMessage(`"yesterday"`)})
+			return err
+		}, "anchor"},
+		{"save without text", func() error { _, err := m.Save(ctx, memory.SaveParams{Project: "p"}); return err }, "text"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.call()
+			if err == nil || !strings.Contains(err.Error(), tc.field) {
+				t.Fatalf("err = %v, want one naming %q", err, tc.field)
+			}
+		})
+	}
+}
+
+// A session's turn goes from events to observations and a summary that a
+// later session's context shows.
+func TestTurnBecomesObservationsSummaryAndContext(t *testing.T) {
+	m := MustOpen(t, memory.Options{InMemory: true})
+	ctx := context.Background()
+	mustPrompt(t, m, "cc-turn", "the cart total is wrong for discounts, fix it")
+	mustTool(t, m, "cc-turn", "Read", readInput, readResponse)
+	mustTool(t, m, "cc-turn", "Bash", `{"command":"go test ./cart/"}`, `{"error":"Exit code 1\n--- FAIL: TestTotalWithDiscount\n    total_test.go:31: got 90, want 81","isError":true}`)
+	mustTool(t, m, "cc-turn", "Edit", `{"file_path":"/src/shop/cart/total.go","old_string":"total - discount","new_string":"total * (1 - rate)"}`, `{"filePath":"/src/shop/cart/total.go"}`)
+	mustTool(t, m, "cc-turn", "Bash", `{"command":"go test ./cart/"}`, `{"stdout":"ok  shop/cart 0.01s","stderr":"","interrupted":false}`)
+	if _, err := m.Stop(ctx, memory.StopParams{ContentSessionID: "cc-turn", LastAssistantMessage: "Fixed the discount: rates now multiply the total."}); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, m)
+	sess := mustSession(t, m, "cc-turn")
+	obs := observationsOf(t, m, sess.ID)
+	var titles []string
+	for _, o := range obs {
+		titles = append(titles, o.Type+": "+o.Title)
+		if o.Request == "" {
+			t.Errorf("observation %q lost the request of its turn", o.Title)
+		}
+	}
+	want := []string{"discovery: Read cart/total.go", "discovery: Tests failed: go test ./cart/", "bugfix: Fixed cart/total.go after a failing run", "bugfix: Tests passed: go test ./cart/"}
+	if strings.Join(titles, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("observations:\n%s\nwant:\n%s", strings.Join(titles, "\n"), strings.Join(want, "\n"))
+	}
+	sums, _ := m.Summaries(ctx, sess.ID)
+	if len(sums) != 1 || !strings.Contains(strings.Join(sums[0].FilesModified, ","), "cart/total.go") || sums[0].Request == "" {
+		t.Fatalf("summaries = %+v, want one naming cart/total.go", sums)
+	}
+	res, err := m.SessionStart(ctx, memory.SessionStartParams{ContentSessionID: "cc-next", Cwd: "/src/shop", Source: "startup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"<mnemo-context", "</mnemo-context>", "Fixed cart/total.go", "Files modified: cart/total.go"} {
+		if !strings.Contains(res.Context, s) {
+			t.Errorf("context lacks %q:\n%s", s, res.Context)
+		}
+	}
+	if len(res.ObservationIDs) != 4 || res.Bytes != len(res.Context) {
+		t.Fatalf("context cites %v (%d bytes)", res.ObservationIDs, res.Bytes)
+	}
+	inj, err := m.Injections(ctx, 1)
+	if err != nil || len(inj) != 1 || inj[0].ContentSessionID != "cc-next" || len(inj[0].Items) != 4 {
+		t.Fatalf("injection audit = %+v, %v", inj, err)
+	}
+}
+
+func TestContextStaysWithinBudget(t *testing.T) {
+	m := MustOpen(t, memory.Options{InMemory: true, ContextBytes: 2048})
+	ctx := context.Background()
+	for i := range 200 {
+		if _, err := m.Save(ctx, memory.SaveParams{Project: "big", Text: strings.Repeat("a long note about billing ", 4) + string(rune('A'+i%26)) + time.Duration(i).String()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := m.Context(ctx, memory.ContextParams{Project: "big"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bytes > 2048 || len(res.ObservationIDs) == 0 {
+		t.Fatalf("context is %d bytes with %d observations, budget 2048", res.Bytes, len(res.ObservationIDs))
+	}
+}
+
+func TestSearchTimelineGetForget(t *testing.T) {
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { now = now.Add(time.Minute); return now }
+	m := MustOpen(t, memory.Options{InMemory: true, Now: clock})
+	ctx := context.Background()
+	var ids []uint64
+	notes := []struct{ project, text, typ, file string }{
+		{"shop", "cart totals round half-even", "decision", "cart/total.go"},
+		{"shop", "checkout retries payment twice", "feature", "checkout/pay.go"},
+		{"blog", "render markdown tables", "feature", "render/table.go"},
+		{"shop", "fixed tax rounding in cart", "bugfix", "cart/tax.go"},
+	}
+	for _, n := range notes {
+		r, err := m.Save(ctx, memory.SaveParams{Project: n.project, Text: n.text, Type: n.typ, Files: []string{n.file}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.ID)
+	}
+	search := func(p memory.SearchParams) []uint64 {
+		t.Helper()
+		res, err := m.Search(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []uint64
+		for _, h := range res.Hits {
+			got = append(got, h.ID)
+		}
+		return got
+	}
+	for _, tc := range []struct {
+		name string
+		p    memory.SearchParams
+		want []uint64
+	}{
+		{"newest first", memory.SearchParams{Project: "shop"}, []uint64{ids[3], ids[1], ids[0]}},
+		{"type", memory.SearchParams{Types: []string{"feature"}}, []uint64{ids[2], ids[1]}},
+		{"file fragment", memory.SearchParams{Files: []string{"cart/"}}, []uint64{ids[3], ids[0]}},
+		{"query words", memory.SearchParams{Query: "rounding cart"}, []uint64{ids[3]}},
+		{"since", memory.SearchParams{Since: time.Date(2026, 11, 1, 9, 2, 30, 0, time.UTC)}, []uint64{ids[3], ids[2]}},
+		{"limit", memory.SearchParams{Limit: 1}, []uint64{ids[3]}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := search(tc.p); !equalIDs(got, tc.want) {
+				t.Fatalf("hits = %v, want %v", got, tc.want)
+			}
+		})
+	}
+	tl, err := m.Timeline(ctx, memory.TimelineParams{Anchor: json.RawMessage(`` + jsonNum(ids[1])), Before: 1, After: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []uint64
+	for _, o := range tl.Observations {
+		got = append(got, o.ID)
+	}
+	if !equalIDs(got, []uint64{ids[0], ids[1], ids[3]}) {
+		t.Fatalf("timeline = %v, want %v (the anchor's project, oldest first)", got, []uint64{ids[0], ids[1], ids[3]})
+	}
+	fr, err := m.Forget(ctx, memory.IDsParams{IDs: []uint64{ids[0], 999}})
+	if err != nil || !equalIDs(fr.Deleted, ids[:1]) || !equalIDs(fr.Missing, []uint64{999}) {
+		t.Fatalf("forget = %+v, %v", fr, err)
+	}
+	gr, _ := m.Get(ctx, memory.IDsParams{IDs: []uint64{ids[0], ids[1]}})
+	if len(gr.Observations) != 1 || !equalIDs(gr.Missing, ids[:1]) {
+		t.Fatalf("get after forget = %+v", gr)
+	}
+	if got := search(memory.SearchParams{Files: []string{"cart/total.go"}}); len(got) != 0 {
+		t.Fatalf("a forgotten observation is still found by file: %v", got)
+	}
+	if problems, _ := m.Doctor(ctx); len(problems) != 0 {
+		t.Fatalf("doctor after forget: %v", problems)
+	}
+}
+
+func jsonNum(n uint64) string { b, _ := json.Marshal(n); return string(b) }
+
+func equalIDs(a, b []uint64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestProjectOf(t *testing.T) {
+	root := t.TempDir()
+	repo := filepath.Join(root, "shop")
+	os.MkdirAll(filepath.Join(repo, ".git", "worktrees", "feature-x"), 0o755)
+	os.MkdirAll(filepath.Join(repo, "cart", "deep"), 0o755)
+	wt := filepath.Join(root, "shop-feature-x")
+	os.MkdirAll(filepath.Join(wt, "sub"), 0o755)
+	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: "+filepath.Join(repo, ".git", "worktrees", "feature-x")+"\n"), 0o644)
+	plain := filepath.Join(root, "notes")
+	os.MkdirAll(plain, 0o755)
+	for _, tc := range []struct{ cwd, want string }{
+		{repo, "shop"},
+		{filepath.Join(repo, "cart", "deep"), "shop"},
+		{filepath.Join(wt, "sub"), "shop"},
+		{plain, "notes"},
+	} {
+		if got := memory.ProjectOf(tc.cwd); got != tc.want {
+			t.Errorf("ProjectOf(%s) = %q, want %q", tc.cwd, got, tc.want)
+		}
+	}
+}
+
+func TestSchemaFromTheFutureIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	st, err := memory.OpenStore(dir, memory.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SetSchemaVersion(memory.SchemaVersion + 1); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := memory.OpenStore(dir, memory.StoreOptions{}); err == nil || !strings.Contains(err.Error(), "upgrade Mnemo") {
+		t.Fatalf("open = %v, want a refusal that says to upgrade", err)
+	}
+}
+
+func TestSecondOpenOfADirectoryIsLocked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	MustOpen(t, memory.Options{Dir: dir})
+	_, err := memory.Open(context.Background(), memory.Options{Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "in use by another process") {
+		t.Fatalf("second open = %v, want ErrLocked", err)
+	}
+}

@@ -1,0 +1,144 @@
+package rpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// StartOptions say how to start the daemon when none is listening.
+type StartOptions struct {
+	// Socket is the daemon's socket path (SocketPath(home)).
+	Socket string
+	// LockPath is the start lock, a file that racing clients flock so that
+	// exactly one of them starts a daemon.
+	LockPath string
+	// Command is the daemon's argv, e.g. {"/usr/bin/mnemo", "daemon"}.
+	Command []string
+	// Env is the daemon's environment; the current one when nil.
+	Env []string
+	// LogPath receives the daemon's stderr.
+	LogPath string
+	// Wait bounds the wait for the new daemon's socket.
+	Wait time.Duration
+}
+
+// ErrDaemonStart is returned when a started daemon did not come up.
+var ErrDaemonStart = errors.New("the daemon did not start")
+
+// DialOrStart connects to the daemon at o.Socket. When none listens it
+// takes the start lock, checks again (a racing client may have started
+// one), starts the daemon detached from this process (its own session, so
+// it outlives a hook or an editor), and waits up to o.Wait for its socket.
+// ctx bounds everything.
+func DialOrStart(ctx context.Context, o StartOptions) (net.Conn, error) {
+	nc, err := DialSocket(ctx, o.Socket)
+	if err == nil || !errors.Is(err, ErrNoDaemon) {
+		return nc, err
+	}
+	if err := os.MkdirAll(filepath.Dir(o.LockPath), 0o700); err != nil {
+		return nil, fmt.Errorf("start daemon: %w", err)
+	}
+	lock, err := os.OpenFile(o.LockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("start daemon: %w", err)
+	}
+	defer lock.Close()
+	if err := flockContext(ctx, lock); err != nil {
+		return nil, fmt.Errorf("start daemon: wait for the start lock: %w", err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+
+	if nc, err := DialSocket(ctx, o.Socket); err == nil || !errors.Is(err, ErrNoDaemon) {
+		return nc, err
+	}
+	exited, err := spawn(o)
+	if err != nil {
+		return nil, err
+	}
+	wait := o.Wait
+	if wait <= 0 {
+		wait = 5 * time.Second
+	}
+	deadline := time.Now().Add(wait)
+	for delay := time.Millisecond; ; delay = min(delay*2, 50*time.Millisecond) {
+		nc, err := DialSocket(ctx, o.Socket)
+		if err == nil || !errors.Is(err, ErrNoDaemon) {
+			return nc, err
+		}
+		select {
+		case err := <-exited:
+			return nil, fmt.Errorf("%w: %s exited (%v)%s", ErrDaemonStart, strings.Join(o.Command, " "), err, logTail(o.LogPath))
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w within %s; see %s", ErrDaemonStart, wait, o.LogPath)
+		}
+	}
+}
+
+// spawn starts the daemon in its own session with stdin closed and its
+// output in the log file. The returned channel gets its exit if it exits.
+func spawn(o StartOptions) (<-chan error, error) {
+	if len(o.Command) == 0 {
+		return nil, fmt.Errorf("%w: no daemon command", ErrDaemonStart)
+	}
+	if err := os.MkdirAll(filepath.Dir(o.LogPath), 0o700); err != nil {
+		return nil, fmt.Errorf("start daemon: %w", err)
+	}
+	logf, err := os.OpenFile(o.LogPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("start daemon: %w", err)
+	}
+	defer logf.Close()
+	cmd := exec.Command(o.Command[0], o.Command[1:]...)
+	cmd.Env = o.Env
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDaemonStart, err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	return exited, nil
+}
+
+// flockContext takes an exclusive flock on f, polling so that ctx can end
+// the wait.
+func flockContext(ctx context.Context, f *os.File) error {
+	for delay := time.Millisecond; ; delay = min(delay*2, 20*time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+	}
+}
+
+// logTail returns the last lines of a log file, for error messages.
+func logTail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil || len(b) == 0 {
+		return ""
+	}
+	if len(b) > 1024 {
+		b = b[len(b)-1024:]
+	}
+	return "; its log ends with:\n" + strings.TrimSpace(string(b))
+}
