@@ -273,7 +273,7 @@ func (m *Memory) Save(ctx context.Context, p SaveParams) (SaveResult, error) {
 	}
 	o.Concepts = dedupe(conceptsOf(o.FilesModified...), 8)
 	var stored bool
-	err := m.store.update(ctx, func(txn *badger.Txn) error {
+	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		o.ID, o.Hash = 0, ""
 		var err error
 		stored, err = m.store.putObservation(txn, &o)
@@ -294,7 +294,7 @@ func (m *Memory) Forget(ctx context.Context, p IDsParams) (ForgetResult, error) 
 		return ForgetResult{}, err
 	}
 	var res ForgetResult
-	err := m.store.update(ctx, func(txn *badger.Txn) error {
+	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		res = ForgetResult{Deleted: []uint64{}, Missing: []uint64{}}
 		for _, id := range p.IDs {
 			o, err := m.store.observation(txn, id)

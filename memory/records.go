@@ -43,7 +43,7 @@ func (s *Store) putSession(txn *badger.Txn, sess *Session) error {
 // commit conflicts, and the retry finds the winner's session.
 func (s *Store) ensureSession(ctx context.Context, csid, project, cwd, platform string, now time.Time, change func(*badger.Txn, *Session) error) (*Session, error) {
 	var out *Session
-	err := s.update(ctx, func(txn *badger.Txn) error {
+	err := s.updateDurable(ctx, func(txn *badger.Txn) error {
 		sess, err := s.sessionByContentID(txn, csid)
 		switch {
 		case errors.Is(err, ErrNotFound):

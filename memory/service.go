@@ -88,7 +88,7 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 			return nil, fmt.Errorf("open memory: %w", err)
 		}
 	}
-	st, err := OpenStore(o.Dir, StoreOptions{InMemory: o.InMemory, SyncWrites: !o.NoSync, Logger: o.Logger})
+	st, err := OpenStore(o.Dir, StoreOptions{InMemory: o.InMemory, Durable: !o.NoSync, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +266,7 @@ func (m *Memory) Stop(ctx context.Context, p StopParams) (QueueResult, error) {
 func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev Event) (QueueResult, error) {
 	now := m.now()
 	var res QueueResult
-	err := m.store.update(ctx, func(txn *badger.Txn) error {
+	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		res = QueueResult{}
 		if replay, err := seenEvent(txn, eventKey, &res); err != nil || replay {
 			res = QueueResult{Skipped: "duplicate: this event was already recorded", EventID: res.EventID}
@@ -322,7 +322,7 @@ func (m *Memory) SessionEnd(ctx context.Context, p SessionEndParams) (SessionEnd
 	}
 	now := m.now()
 	var status SessionStatus
-	err := m.store.update(ctx, func(txn *badger.Txn) error {
+	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		sess, err := m.store.sessionByContentID(txn, p.ContentSessionID)
 		if err != nil {
 			return err
@@ -433,7 +433,7 @@ func (m *Memory) ResumeWith(ctx context.Context, csid, memorySessionID string) e
 		return err
 	}
 	var sid uint64
-	err := m.store.update(ctx, func(txn *badger.Txn) error {
+	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		sess, err := m.store.sessionByContentID(txn, csid)
 		if err != nil {
 			return err

@@ -123,19 +123,22 @@ func fileKey(path string, id uint64) []byte {
 type StoreOptions struct {
 	// InMemory keeps everything in memory (tests).
 	InMemory bool
-	// SyncWrites fsyncs every commit before it is acknowledged. Mnemo turns
-	// it on: an acknowledged event survives power loss, and Badger groups
-	// concurrent commits into one fsync.
-	SyncWrites bool
-	Logger     *slog.Logger
+	// Durable makes every acknowledged write survive power loss: writes
+	// that clients are answered for wait for an fsync, shared by all the
+	// writers of the moment (group commit). Without it a write survives a
+	// crash of the process (Badger writes through mmap) but not of the
+	// machine.
+	Durable bool
+	Logger  *slog.Logger
 }
 
 // Store is the Badger database that holds the truth. Exactly one process
 // may open a directory.
 type Store struct {
-	db   *badger.DB
-	seqs map[string]*badger.Sequence
-	log  *slog.Logger
+	db      *badger.DB
+	seqs    map[string]*badger.Sequence
+	log     *slog.Logger
+	durable *groupSync // nil: no fsync before acknowledging
 }
 
 // ErrLocked is returned by OpenStore when another process owns the data
@@ -151,7 +154,7 @@ func OpenStore(dir string, o StoreOptions) (*Store, error) {
 	opts := badger.DefaultOptions(dir).
 		WithInMemory(o.InMemory).
 		WithLogger(badgerLogger{log}).
-		WithSyncWrites(o.SyncWrites).
+		WithSyncWrites(false). // see groupSync
 		// Small memtables and caches for an always-on sidecar. A smaller
 		// memtable also lowers the biggest transaction (15%), so the value
 		// threshold must come down with it.
@@ -179,6 +182,9 @@ func OpenStore(dir string, o StoreOptions) (*Store, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	s := &Store{db: db, seqs: map[string]*badger.Sequence{}, log: log}
+	if o.Durable && !o.InMemory {
+		s.durable = newGroupSync(db.Sync)
+	}
 	if err := s.checkSchema(); err != nil {
 		db.Close()
 		return nil, err
@@ -267,6 +273,21 @@ func (s *Store) update(ctx context.Context, fn func(txn *badger.Txn) error) erro
 			return err
 		}
 	}
+}
+
+// updateDurable is update for writes a client is answered for: it returns
+// once the write is on disk.
+func (s *Store) updateDurable(ctx context.Context, fn func(txn *badger.Txn) error) error {
+	if err := s.update(ctx, fn); err != nil {
+		return err
+	}
+	if s.durable == nil {
+		return nil
+	}
+	if err := s.durable.Wait(); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	return nil
 }
 
 func (s *Store) view(fn func(txn *badger.Txn) error) error { return s.db.View(fn) }

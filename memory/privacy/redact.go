@@ -39,7 +39,8 @@ import "strings"
 func Redact(s string) (clean string, n int) {
 	r := redactor{s: s}
 	for i := 0; i < len(s); {
-		if !triggers[s[i]] {
+		// Every key starts at a word boundary: skip inside words early.
+		if c := s[i]; !triggers[c] || isLetter(c) && i > 0 && isAlnum(s[i-1]) {
 			i++
 			continue
 		}
@@ -105,6 +106,21 @@ type hit struct {
 // at looks for a secret starting at, or for an assignment, right after s[i].
 func (r *redactor) at(i int) (hit, bool) {
 	s := r.s
+	if c := s[i]; c != ':' && c != '=' {
+		return keyAt(s, i)
+	}
+	if i < r.noAssignUntil {
+		return hit{}, false
+	}
+	h, ok, scanned := assignmentAt(s, i)
+	if !ok {
+		r.noAssignUntil = scanned
+	}
+	return h, ok
+}
+
+// keyAt looks for a secret of a known shape starting at s[i].
+func keyAt(s string, i int) (hit, bool) {
 	var prev byte
 	if i > 0 {
 		prev = s[i-1]
@@ -143,14 +159,6 @@ func (r *redactor) at(i int) (hit, bool) {
 	case 'b', 'B':
 		if !isWordByte(prev) {
 			return bearerAt(s, i)
-		}
-	case ':', '=':
-		if i >= r.noAssignUntil {
-			h, ok, scanned := assignmentAt(s, i)
-			if !ok {
-				r.noAssignUntil = scanned
-			}
-			return h, ok
 		}
 	}
 	return hit{}, false
@@ -380,7 +388,14 @@ func assignmentAt(s string, p int) (h hit, ok bool, scanned int) {
 	if kind == "authorization" {
 		return authorizationAt(s, v)
 	}
-	if open, closing := quotedAt(s, v); open > 0 {
+	// A value of a known shape is reported as such: GITHUB_TOKEN=ghp_….
+	open, closing := quotedAt(s, v)
+	if start := max(open, v); start < len(s) && triggers[s[start]] {
+		if h, ok := keyAt(s, start); ok {
+			return h, true, h.end
+		}
+	}
+	if open > 0 {
 		if closing < 0 {
 			return hit{}, false, min(len(s), open+maxQuoted)
 		}
@@ -404,6 +419,9 @@ func assignmentAt(s string, p int) (h hit, ok bool, scanned int) {
 // keyKind returns the kind of secret assigned to a name that ends name,
 // or "" if it names none.
 func keyKind(name string) string {
+	if name == "" || strings.IndexByte("dDeEnNtTyY", name[len(name)-1]) < 0 {
+		return "" // no name in assignKeys ends otherwise
+	}
 	for _, a := range assignKeys {
 		if len(name) >= len(a.name) && hasPrefixFold(name[len(name)-len(a.name):], a.name) {
 			return a.kind

@@ -1,6 +1,9 @@
 package privacy_test
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -245,5 +248,80 @@ func TestSkipped(t *testing.T) {
 				t.Errorf("Skipped(%q, %v) = %v, want %v", tt.tool, tt.skip, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestStripRandom builds texts from words, whitespace and well-formed
+// elements (nested, with attributes, in any case, across lines), plus stray
+// closing and self-closing tags, and checks that Strip keeps exactly the
+// words outside the elements, in order and apart, and nothing inside.
+func TestStripRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	var element func(b *strings.Builder, depth int)
+	element = func(b *strings.Builder, depth int) {
+		name := tagNames[rng.IntN(len(tagNames))]
+		open := name
+		if rng.IntN(3) == 0 {
+			open = strings.ToUpper(name)
+		}
+		b.WriteString("<" + open + pick("", ` a="1"`, "\n b='x'", " c"))
+		b.WriteString(pick(">", " >"))
+		for range rng.IntN(4) {
+			switch rng.IntN(5) {
+			case 0:
+				if depth < 3 {
+					element(b, depth+1) // nested, any name
+				}
+			case 1:
+				// nested, same name: the outermost pair wins
+				b.WriteString("<" + name + ">secret</" + name + ">")
+			default:
+				b.WriteString(pick("secret", " secret ", "\nsecret\n", "<b>secret</b>", "secret < x", "</other>"))
+			}
+		}
+		b.WriteString("</" + pick(name, strings.ToUpper(name)) + pick(">", " >"))
+	}
+	for c := range 20000 {
+		var b strings.Builder
+		var words []string
+		word := func() {
+			w := fmt.Sprintf("w%d", len(words))
+			words = append(words, w)
+			b.WriteString(w)
+		}
+		for range rng.IntN(12) {
+			switch rng.IntN(7) {
+			case 0, 1:
+				word()
+				b.WriteString(pick(" ", "  ", "\n", "\n\n", "\r\n", "\t"))
+			case 6:
+				// An element between two words, with no space around it.
+				b.WriteString(" ")
+				word()
+				element(&b, 0)
+				word()
+				b.WriteString(" ")
+			case 2:
+				b.WriteString(pick(" ", "\n", "\n\n\n", "  \n", "\t"))
+			case 3, 4:
+				element(&b, 0)
+			case 5:
+				name := tagNames[rng.IntN(len(tagNames))]
+				b.WriteString(pick("</"+name+">", "<"+name+"/>", "<"+name+" x />"))
+			}
+		}
+		in := b.String()
+		out, n := privacy.Strip(in)
+		checkStripped(t, in, out, n)
+		if got := strings.Fields(out); !slices.Equal(got, words) {
+			t.Fatalf("case %d: Strip(%q) = %q: words %q, want %q", c, in, out, got, words)
+		}
+		if strings.Contains(out, "\n\n\n") && !strings.Contains(in, "\n\n\n") {
+			t.Fatalf("case %d: Strip(%q) = %q: two blank lines", c, in, out)
+		}
+		if t.Failed() {
+			t.FailNow()
+		}
 	}
 }

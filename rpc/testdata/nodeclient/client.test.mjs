@@ -1,5 +1,6 @@
 // A client that no one here wrote, vscode-jsonrpc from npm, drives
-// `mnemo serve --stdio --remote=none` over real stdio: initialize →
+// `mnemo serve --stdio` over real stdio, in-process (--remote=none) and
+// forwarded to an auto-started daemon (--remote=auto): initialize →
 // mnemo/userPromptSubmit → textDocument/didSave → mnemo/search →
 // shutdown/exit. MNEMO_BIN names the binary.
 import { test } from 'node:test';
@@ -12,13 +13,14 @@ import rpc from 'vscode-jsonrpc/node';
 
 const bin = process.env.MNEMO_BIN;
 
-test('vscode-jsonrpc drives mnemo serve --stdio', { skip: !bin && 'MNEMO_BIN is not set' }, async () => {
+for (const remote of ['none', 'auto']) {
+test(`vscode-jsonrpc drives mnemo serve --stdio --remote=${remote}`, { skip: !bin && 'MNEMO_BIN is not set' }, async () => {
   const root = mkdtempSync(join(tmpdir(), 'mnemo-node-'));
   const project = join(root, 'billing-api');
   mkdirSync(join(project, '.git'), { recursive: true });
   const home = join(root, 'home');
   mkdirSync(home);
-  const child = spawn(bin, ['serve', '--stdio', '--remote=none'], {
+  const child = spawn(bin, ['serve', '--stdio', `--remote=${remote}`], {
     env: { ...process.env, MNEMO_HOME: join(root, 'mnemo'), HOME: home, XDG_DATA_HOME: join(home, '.local', 'share') },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -75,6 +77,12 @@ test('vscode-jsonrpc drives mnemo serve --stdio', { skip: !bin && 'MNEMO_BIN is 
   } finally {
     conn.dispose();
     child.kill();
+    if (remote === 'auto') {
+      // The forwarder started a daemon for this home: stop it.
+      const stop = spawn(bin, ['daemon', 'stop'], { env: { ...process.env, MNEMO_HOME: join(root, 'mnemo'), HOME: home }, stdio: 'ignore' });
+      await new Promise((resolve) => stop.on('exit', resolve));
+    }
     rmSync(root, { recursive: true, force: true });
   }
 });
+}

@@ -1,0 +1,230 @@
+package rpc
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// ProtocolVersion is the version of the socket protocol (the mnemo/ methods
+// and their params) that this build speaks. Bump it on any incompatible
+// change; a client and a daemon with different versions refuse each other.
+const ProtocolVersion = 1
+
+// MethodHello is the handshake call, the first message on a socket
+// connection.
+const MethodHello = "mnemo/hello"
+
+// The client kinds sent in Hello.Client.
+const (
+	ClientHook  = "hook"
+	ClientServe = "serve"
+	ClientMCP   = "mcp"
+	ClientCLI   = "cli"
+)
+
+// Hello is the params of mnemo/hello.
+type Hello struct {
+	ProtocolVersion int    `json:"protocolVersion"`
+	Client          string `json:"client"` // ClientHook, ClientServe, ClientMCP or ClientCLI
+	PID             int    `json:"pid"`
+}
+
+// HelloResult is the result of mnemo/hello.
+type HelloResult struct {
+	ProtocolVersion int    `json:"protocolVersion"`
+	ServerVersion   string `json:"serverVersion"`
+	PID             int    `json:"pid"`
+}
+
+// Validate requires a client kind.
+func (h Hello) Validate() error {
+	if h.Client == "" {
+		return InvalidParams("field %q is required", "client")
+	}
+	return nil
+}
+
+// RequireHello wraps h for ONE socket connection with the version handshake.
+// mnemo/hello is answered here: with HelloResult{ProtocolVersion,
+// serverVersion, os.Getpid()} when the client's protocolVersion equals
+// ProtocolVersion (then onHello, if not nil, gets the Hello, and h serves
+// the rest of the connection), else with -32010 telling the user to restart
+// the daemon. Before a successful hello, any other call gets -32002
+// "handshake required" and notifications are dropped.
+func RequireHello(h jsonrpc2.Handler, serverVersion string, onHello func(Hello)) jsonrpc2.Handler {
+	var greeted atomic.Bool
+	pid := os.Getpid()
+	return func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+		if req.Method() == MethodHello {
+			// The version first: a client of another version may send other
+			// fields, and the user needs the restart hint, not a field error.
+			v, perr := decodeParams[struct {
+				ProtocolVersion int `json:"protocolVersion"`
+			}](jsonrpc2.DefaultCodec, req.Params())
+			if perr != nil {
+				return nil, wireError(perr)
+			}
+			if v.ProtocolVersion != ProtocolVersion {
+				return nil, wireError(versionMismatch(v.ProtocolVersion, ProtocolVersion, serverVersion, pid))
+			}
+			hello, perr := decodeParams[Hello](jsonrpc2.DefaultCodec, req.Params())
+			if perr != nil {
+				return nil, wireError(perr)
+			}
+			greeted.Store(true)
+			if onHello != nil {
+				onHello(hello)
+			}
+			return HelloResult{ProtocolVersion: ProtocolVersion, ServerVersion: serverVersion, PID: pid}, nil
+		}
+		if !greeted.Load() {
+			if !req.IsCall() {
+				return nil, nil
+			}
+			return nil, wireError(Errorf(CodeNotInitialized, "handshake required: the first call on this connection must be %s", MethodHello))
+		}
+		return h(ctx, req)
+	}
+}
+
+// versionMismatch is the -32010 error, worded for the user.
+func versionMismatch(client, daemon int, serverVersion string, daemonPID int) *Error {
+	return Errorf(CodeVersionMismatch,
+		"protocol version mismatch: this client speaks version %d, the running daemon (mnemo %s, pid %d) speaks version %d; "+
+			"stop it with \"mnemo daemon stop\" and retry (a new daemon starts by itself)",
+		client, serverVersion, daemonPID, daemon)
+}
+
+// Hello performs the handshake as client kind client (ClientHook, ...): it
+// must be the first call on a socket connection. A daemon of another
+// protocol version answers with an *Error of CodeVersionMismatch whose
+// message tells the user what to do; a daemon that accepts but reports
+// another version gets the same error from this side.
+func (c *Client) Hello(ctx context.Context, client string) (HelloResult, error) {
+	var res HelloResult
+	if err := c.Call(ctx, MethodHello, Hello{ProtocolVersion: ProtocolVersion, Client: client, PID: os.Getpid()}, &res); err != nil {
+		return HelloResult{}, err
+	}
+	if res.ProtocolVersion != ProtocolVersion {
+		return res, versionMismatch(ProtocolVersion, res.ProtocolVersion, res.ServerVersion, res.PID)
+	}
+	return res, nil
+}
+
+// Handshake performs the mnemo/hello exchange on a raw connection, before
+// any jsonrpc2.Conn owns it; the forwarder uses it before Forward. It reads
+// exactly the response frame and nothing beyond it. ctx bounds the exchange
+// when rw has SetDeadline (net.Conn). Its errors are those of Client.Hello,
+// or I/O errors.
+func Handshake(ctx context.Context, rw io.ReadWriter, client string) (HelloResult, error) {
+	if d, ok := rw.(interface{ SetDeadline(time.Time) error }); ok {
+		// Once ctx is done (so ctx.Err() is set), fail the pending I/O.
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			_ = d.SetDeadline(time.Unix(1, 0))
+			close(fired)
+		})
+		defer func() {
+			if !stop() {
+				<-fired // never leave the past deadline behind
+			}
+			_ = d.SetDeadline(time.Time{})
+		}()
+	}
+	params, err := jsonrpc2.DefaultCodec.Marshal(Hello{ProtocolVersion: ProtocolVersion, Client: client, PID: os.Getpid()})
+	if err != nil {
+		return HelloResult{}, err
+	}
+	id := jsonrpc2.NewNumberID(1)
+	body := jsonrpc2.AppendCall(nil, id, MethodHello, params)
+	frame := append(fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", len(body)), body...)
+	if _, err := rw.Write(frame); err != nil {
+		return HelloResult{}, handshakeErr(ctx, err)
+	}
+	resp, err := readOneFrame(rw)
+	if err != nil {
+		return HelloResult{}, handshakeErr(ctx, err)
+	}
+	msg, err := jsonrpc2.DecodeMessage(resp)
+	if err != nil {
+		return HelloResult{}, fmt.Errorf("handshake: bad response: %w", err)
+	}
+	r, ok := msg.(*jsonrpc2.Response)
+	if !ok || r.ID() != id {
+		return HelloResult{}, errors.New("handshake: the daemon did not answer mnemo/hello")
+	}
+	if err := r.Err(); err != nil {
+		if e, ok := errors.AsType[*jsonrpc2.Error](err); ok {
+			return HelloResult{}, fromWire(e)
+		}
+		return HelloResult{}, err
+	}
+	var res HelloResult
+	if err := jsonrpc2.DefaultCodec.Unmarshal(r.Result(), &res); err != nil {
+		return HelloResult{}, fmt.Errorf("handshake: bad result: %w", err)
+	}
+	if res.ProtocolVersion != ProtocolVersion {
+		return res, versionMismatch(ProtocolVersion, res.ProtocolVersion, res.ServerVersion, res.PID)
+	}
+	return res, nil
+}
+
+func handshakeErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("handshake: %w", ctx.Err())
+	}
+	return fmt.Errorf("handshake: %w", err)
+}
+
+// readOneFrame reads one LSP frame without reading past it: the header a
+// byte at a time (it is short), then exactly Content-Length bytes.
+func readOneFrame(r io.Reader) ([]byte, error) {
+	const maxHeader = 4 << 10
+	var (
+		hdr []byte
+		b   [1]byte
+	)
+	for !bytes.HasSuffix(hdr, []byte("\r\n\r\n")) && !bytes.HasSuffix(hdr, []byte("\n\n")) {
+		if len(hdr) >= maxHeader {
+			return nil, ErrBadHeader
+		}
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			if errors.Is(err, io.EOF) && len(hdr) > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		hdr = append(hdr, b[0])
+	}
+	length := -1
+	for line := range bytes.Lines(hdr) {
+		name, value, ok := bytes.Cut(bytes.TrimRight(line, "\r\n"), []byte(":"))
+		if ok && bytes.EqualFold(bytes.TrimSpace(name), []byte("Content-Length")) {
+			n, err := strconv.Atoi(string(bytes.TrimSpace(value)))
+			if err != nil || n <= 0 || n > 1<<30 {
+				return nil, ErrBadHeader
+			}
+			length = n
+		}
+	}
+	if length < 0 {
+		return nil, ErrBadHeader
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(r, body); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return body, nil
+}
