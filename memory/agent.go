@@ -21,6 +21,18 @@ type Agent interface {
 	Run(ctx context.Context, in AgentInput) (AgentOutput, error)
 }
 
+// ErrFallback means the agent declines this run (its token budget is
+// spent, its endpoint is down): the local agent makes the observations
+// instead, at once, in a fresh memory session.
+var ErrFallback = errors.New("the agent declined; the local agent takes over")
+
+// AgentReporter is implemented by agents with a state worth showing in
+// mnemo/status (a spent budget, an unreachable endpoint).
+type AgentReporter interface {
+	// AgentStatus describes the agent's state in one line; "" when normal.
+	AgentStatus() string
+}
+
 // ErrResumeRefused means the agent could not resume the memory session it
 // was asked to (unknown or expired id).
 var ErrResumeRefused = errors.New("agent refused to resume the memory session")
@@ -44,4 +56,8 @@ type AgentOutput struct {
 	MemorySessionID string
 	Observations    []Observation
 	Summary         *Summary
+	// AssistantUUID is the uuid of the run's last assistant message (its
+	// text, after any thinking): the point a rewind or a resume-at must
+	// keep (rule 9). Empty for agents without such ids.
+	AssistantUUID string
 }

@@ -315,6 +315,13 @@ func (m *Memory) Forget(ctx context.Context, p IDsParams) (ForgetResult, error) 
 	if err != nil {
 		return ForgetResult{}, fmt.Errorf("forget: %w", err)
 	}
+	if len(res.Deleted) > 0 {
+		// Forgotten means gone from the files too, not only from the
+		// indexes: compact now.
+		if err := m.store.Compact(); err != nil {
+			m.log.Error("compact after forget", "err", err)
+		}
+	}
 	return res, nil
 }
 

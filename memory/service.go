@@ -409,7 +409,13 @@ func (m *Memory) Status(ctx context.Context) (Status, error) {
 	if m.opts.InMemory {
 		dir = "(in memory)"
 	}
-	return Status{Version: m.opts.Version, DataDir: dir, Counts: c, Agent: m.agent.Name(), PID: os.Getpid()}, nil
+	st := Status{Version: m.opts.Version, DataDir: dir, Counts: c, Agent: m.agent.Name(), PID: os.Getpid()}
+	if r, ok := m.agent.(AgentReporter); ok {
+		if s := r.AgentStatus(); s != "" {
+			st.Agent += " (" + s + ")"
+		}
+	}
+	return st, nil
 }
 
 func clipBytes(s string, n int) string {

@@ -3,6 +3,7 @@ package memory_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,10 +74,21 @@ func TestPrivacyAtEntryAndBeforeStorage(t *testing.T) {
 }
 
 // assertNotOnDisk fails when any file under dir holds marker, after the
-// store has been closed (and so flushed).
+// store has been closed (and so flushed). The store does not compress, so
+// reading the bytes is a real check.
 func assertNotOnDisk(t *testing.T, dir, marker string) {
 	t.Helper()
-	filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
+	for _, path := range filesWith(t, dir, marker) {
+		t.Errorf("%q found in %s", marker, path)
+	}
+}
+
+func onDisk(t *testing.T, dir, marker string) bool { return len(filesWith(t, dir, marker)) > 0 }
+
+func filesWith(t *testing.T, dir, marker string) []string {
+	t.Helper()
+	var found []string
+	err := filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
 		if err != nil || fi.IsDir() {
 			return err
 		}
@@ -85,10 +97,14 @@ func assertNotOnDisk(t *testing.T, dir, marker string) {
 			return err
 		}
 		if strings.Contains(string(b), marker) {
-			t.Errorf("%q found in %s", marker, path)
+			found = append(found, path)
 		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
 }
 
 func TestSkipListedToolsAreNotStored(t *testing.T) {
@@ -355,4 +371,30 @@ func TestSecondOpenOfADirectoryIsLocked(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "in use by another process") {
 		t.Fatalf("second open = %v, want ErrLocked", err)
 	}
+}
+
+// Forgotten text leaves no trace in any file of the data directory.
+func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	m := MustOpen(t, memory.Options{Dir: dir})
+	ctx := context.Background()
+	keep, _ := m.Save(ctx, memory.SaveParams{Project: "shop", Text: "keep this KEEPMARK-77"})
+	gone, _ := m.Save(ctx, memory.SaveParams{Project: "shop", Text: "forget this FORGETMARK-91", Files: []string{"cart/secret.go"}})
+	// More writes after it, so the forgotten record is not only in the
+	// newest memtable.
+	for i := range 50 {
+		m.Save(ctx, memory.SaveParams{Project: "shop", Text: fmt.Sprintf("filler note %d", i)})
+	}
+	m.Store().Sync()
+	if !onDisk(t, filepath.Dir(dir), "FORGETMARK-91") {
+		t.Fatal("the marker is not on disk before forget: this test would prove nothing")
+	}
+	if r, err := m.Forget(ctx, memory.IDsParams{IDs: []uint64{gone.ID}}); err != nil || len(r.Deleted) != 1 {
+		t.Fatalf("forget = %+v, %v", r, err)
+	}
+	if got, _ := m.Get(ctx, memory.IDsParams{IDs: []uint64{keep.ID}}); len(got.Observations) != 1 {
+		t.Fatal("a kept observation was lost")
+	}
+	m.Close()
+	assertNotOnDisk(t, filepath.Dir(dir), "FORGETMARK-91")
 }

@@ -170,7 +170,10 @@ func OpenStore(dir string, o StoreOptions) (*Store, error) {
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		WithMetricsEnabled(false).
-		WithCompression(options.Snappy)
+		// No compression: the files hold plain bytes, so "this text is gone
+		// from disk" can be checked by reading them (a compressed block may hide
+		// a string it still holds).
+		WithCompression(options.None)
 	if o.InMemory {
 		opts.Dir, opts.ValueDir = "", ""
 	}
@@ -236,18 +239,30 @@ func (s *Store) Close() error {
 // Sync flushes everything written so far to disk.
 func (s *Store) Sync() error { return s.db.Sync() }
 
-// RunGC compacts the LSM tree and the value log so that deleted data
-// leaves the files on disk.
-func (s *Store) RunGC() error {
+// keyCompact is written and dropped by Compact: dropping a prefix that
+// exists is Badger's one way to flush every memtable.
+var keyCompact = []byte("meta/compact")
+
+// Compact rewrites the store so that deleted records leave the files on
+// disk: it flushes the memtables (their write-ahead logs are deleted), merges
+// every level into one (dropping deleted and overwritten values), and
+// garbage-collects the value log. Writes wait while it flushes.
+func (s *Store) Compact() error {
+	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(keyCompact, nil) }); err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	if err := s.db.DropPrefix(keyCompact); err != nil {
+		return fmt.Errorf("compact: flush: %w", err)
+	}
 	if err := s.db.Flatten(2); err != nil {
-		return fmt.Errorf("flatten: %w", err)
+		return fmt.Errorf("compact: flatten: %w", err)
 	}
 	for {
 		if err := s.db.RunValueLogGC(0.01); err != nil {
 			if errors.Is(err, badger.ErrNoRewrite) || errors.Is(err, badger.ErrRejected) {
 				return nil
 			}
-			return fmt.Errorf("value log gc: %w", err)
+			return fmt.Errorf("compact: value log gc: %w", err)
 		}
 	}
 }

@@ -41,6 +41,9 @@ type Session struct {
 	// explicitly; it wins over the stored one for the next agent run
 	// (rule 6) and is cleared once that run registers its session.
 	ResumeOverride string `json:"resumeOverride,omitempty"`
+	// Turns records, per prompt, where the memory agent's conversation
+	// stood after it: the uuid of its last assistant message (rule 9).
+	Turns []TurnAnchor `json:"turns,omitempty"`
 	// PrivatePrompts lists the prompt numbers that were entirely private:
 	// nothing of those turns is stored.
 	PrivatePrompts []int     `json:"privatePrompts,omitempty"`
@@ -60,6 +63,14 @@ func (s *Session) promptPrivate(n int) bool {
 		}
 	}
 	return false
+}
+
+// A TurnAnchor is the last assistant message of the memory agent's run for
+// one prompt of a session.
+type TurnAnchor struct {
+	PromptNumber    int    `json:"promptNumber"`
+	MemorySessionID string `json:"memorySessionId"`
+	AssistantUUID   string `json:"assistantUuid"`
 }
 
 // A Prompt is one user prompt of a session, privacy tags stripped.

@@ -179,6 +179,11 @@ func (m *Memory) process(ctx context.Context, ev Event) error {
 	}
 	m.mu.Unlock()
 	out, err := agent.Run(ctx, in)
+	if errors.Is(err, ErrFallback) {
+		agent = LocalAgent{}
+		in.ResumeID, in.NewID = "", newMemorySessionID()
+		out, err = agent.Run(ctx, in)
+	}
 	if errors.Is(err, ErrResumeRefused) && in.ResumeID != "" {
 		// Rule 6: the agent does not know that memory session; start a
 		// fresh one and record its id.
@@ -219,6 +224,12 @@ func (m *Memory) commit(ctx context.Context, ev Event, out AgentOutput) error {
 		}
 		if err := m.registerMemorySession(txn, sess, out.MemorySessionID); err != nil {
 			return err
+		}
+		if out.AssistantUUID != "" {
+			sess.Turns = setTurn(sess.Turns, TurnAnchor{PromptNumber: ev.PromptNumber, MemorySessionID: out.MemorySessionID, AssistantUUID: out.AssistantUUID})
+			if err := m.store.putSession(txn, sess); err != nil {
+				return err
+			}
 		}
 		for i := range out.Observations {
 			o := out.Observations[i]
@@ -293,4 +304,16 @@ func (m *Memory) scrubObservation(o *Observation) {
 			list[i] = m.clean(list[i], 4096)
 		}
 	}
+}
+
+// setTurn records the anchor of a turn, replacing an older one of the same
+// prompt: the newest run of a turn is where it stands.
+func setTurn(turns []TurnAnchor, t TurnAnchor) []TurnAnchor {
+	for i := range turns {
+		if turns[i].PromptNumber == t.PromptNumber {
+			turns[i] = t
+			return turns
+		}
+	}
+	return append(turns, t)
 }

@@ -51,6 +51,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		Commands: []*cli.Command{
 			serveCommand(),
 			daemonCommand(),
+			mcpCommand(),
 			searchCommand(),
 			timelineCommand(),
 			getCommand(),
