@@ -262,6 +262,18 @@ func (e *Editor) shutdownCall(ctx context.Context, _ json.RawMessage) (any, erro
 	return nil, nil
 }
 
+// Stopped notes that the client asked for a Stop itself (mnemo/stop): the
+// work so far is being summarized, so the idle timer has nothing to add
+// until new events arrive.
+func (e *Editor) Stopped() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.active = false
+	if e.timer != nil {
+		e.timer.Stop()
+	}
+}
+
 // ShutDown reports whether the client sent shutdown (LSP: exit then ends
 // the process with 0, else 1).
 func (e *Editor) ShutDown() bool {

@@ -45,7 +45,10 @@ func newConnection(mem *memory.Memory, log *slog.Logger, home string) *connectio
 	handle(m, MethodSessionStart, mem.SessionStart)
 	handle(m, MethodUserPromptSubmit, mem.UserPromptSubmit)
 	handle(m, MethodPostToolUse, mem.PostToolUse)
-	handle(m, MethodStop, mem.Stop)
+	handle(m, MethodStop, func(ctx context.Context, p memory.StopParams) (memory.QueueResult, error) {
+		c.editor.Stopped() // an editor that asks for Stop itself needs no idle Stop
+		return mem.Stop(ctx, p)
+	})
 	handle(m, MethodSessionEnd, mem.SessionEnd)
 	handle(m, MethodSearch, mem.Search)
 	handle(m, MethodTimeline, mem.Timeline)

@@ -1,0 +1,162 @@
+// The part of Mnemo's wire protocol that the extension speaks: JSON-RPC 2.0 with LSP
+// framing, camelCase fields. The Go sidecar (`mnemo serve --stdio`) implements it; the
+// method table lives in the project's DESIGN and rpc package. Types only: no runtime code
+// except the method names, so that pure modules and tests can import this file freely.
+
+/** The protocol version the extension speaks; the server refuses another one. */
+export const PROTOCOL_VERSION = 1;
+
+/** Custom request names, namespaced `mnemo/`. */
+export const Method = {
+  stop: 'mnemo/stop',
+  search: 'mnemo/search',
+  getObservations: 'mnemo/getObservations',
+  context: 'mnemo/context',
+  save: 'mnemo/save',
+  forget: 'mnemo/forget',
+  status: 'mnemo/status',
+} as const;
+
+/** `initializationOptions` of the LSP `initialize` request. */
+export interface InitializationOptions {
+  clientKind: 'vscode';
+  protocolVersion: number;
+  contentSessionId: string;
+  cwd?: string;
+  project?: string;
+  /** The server's own idle period for Stop: 0 is its default, negative turns it off. */
+  idleMinutes: number;
+}
+
+/** The non-standard `mnemo` member of the InitializeResult. */
+export interface InitializeMnemo {
+  sessionId: number;
+  contentSessionId?: string;
+  project: string;
+  context: string;
+  observationIds: number[];
+}
+
+export interface StopParams {
+  contentSessionId: string;
+  lastUserMessage?: string;
+  lastAssistantMessage?: string;
+  transcriptPath?: string;
+}
+
+export interface StopResult {
+  queued: boolean;
+  skipped?: string;
+}
+
+export interface SearchParams {
+  query?: string;
+  project?: string;
+  types?: string[];
+  files?: string[];
+  since?: string;
+  until?: string;
+  limit?: number;
+}
+
+export interface Hit {
+  id: number;
+  title: string;
+  type: string;
+  /** RFC 3339. */
+  time: string;
+  project: string;
+  files?: string[] | null;
+  score: number;
+  snippet?: string;
+}
+
+export interface SearchResult {
+  hits: Hit[] | null;
+  total: number;
+}
+
+export interface Observation {
+  id: number;
+  sessionId: number;
+  contentSessionId: string;
+  memorySessionId: string;
+  promptNumber: number;
+  project: string;
+  type: string;
+  title: string;
+  subtitle?: string;
+  facts?: string[] | null;
+  narrative?: string;
+  concepts?: string[] | null;
+  filesRead?: string[] | null;
+  filesModified?: string[] | null;
+  tool?: string;
+  request?: string;
+  /** "agent", "saved" or "editor". */
+  source?: string;
+  /** RFC 3339. */
+  time: string;
+}
+
+export interface GetObservationsParams {
+  ids: number[];
+}
+
+export interface GetObservationsResult {
+  observations: Observation[] | null;
+}
+
+export interface ContextParams {
+  project?: string;
+  cwd?: string;
+}
+
+export interface ContextResult {
+  sessionId?: number;
+  project: string;
+  context: string;
+  observationIds: number[] | null;
+  bytes: number;
+}
+
+export interface SaveParams {
+  text: string;
+  title?: string;
+  project?: string;
+  cwd?: string;
+  files?: string[];
+  type?: string;
+}
+
+export interface SaveResult {
+  id: number;
+}
+
+export interface ForgetParams {
+  ids: number[];
+}
+
+export interface ForgetResult {
+  deleted: number[] | null;
+  missing: number[] | null;
+}
+
+export interface StatusCounts {
+  sessions: number;
+  observations: number;
+  summaries: number;
+  prompts: number;
+  queued: number;
+}
+
+export interface StatusResult {
+  version: string;
+  protocolVersion: number;
+  dataDir: string;
+  counts: StatusCounts;
+  embedder: string;
+  agent: string;
+  pid: number;
+  notice?: string;
+}
