@@ -13,115 +13,8 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
-// Search returns a compact index of observations. This version filters
-// (project, types, files, time) and ranks newest first; a query keeps the
-// observations whose text contains every query word.
-func (m *Memory) Search(ctx context.Context, p SearchParams) (SearchResult, error) {
-	if err := p.Validate(); err != nil {
-		return SearchResult{}, err
-	}
-	limit := p.Limit
-	if limit == 0 {
-		limit = DefaultLimit
-	}
-	words := strings.Fields(strings.ToLower(p.Query))
-	res := SearchResult{Hits: []Hit{}}
-	err := m.eachObservation(ctx, p.Project, func(o *Observation) error {
-		if !matchFilters(o, p) {
-			return nil
-		}
-		text := ""
-		if len(words) > 0 {
-			text = strings.ToLower(searchText(o))
-			for _, w := range words {
-				if !strings.Contains(text, w) {
-					return nil
-				}
-			}
-		}
-		res.Total++
-		if len(res.Hits) < limit {
-			h := hitOf(o)
-			h.Score = 1 / float64(len(res.Hits)+1)
-			if len(words) > 0 {
-				h.Snippet = snippet(searchText(o), words, 160)
-			}
-			res.Hits = append(res.Hits, h)
-		}
-		return nil
-	})
-	return res, err
-}
-
 func hitOf(o *Observation) Hit {
 	return Hit{ID: o.ID, Title: o.Title, Type: o.Type, Project: o.Project, Time: o.Time, Files: o.Files(), Snippet: clip(firstNonEmpty(o.Subtitle, o.Narrative, strings.Join(o.Facts, "; ")), 160)}
-}
-
-// searchText is everything about an observation a search may match.
-func searchText(o *Observation) string {
-	var b strings.Builder
-	for _, s := range []string{o.Title, o.Subtitle, o.Narrative, o.Request} {
-		b.WriteString(s)
-		b.WriteByte('\n')
-	}
-	for _, list := range [][]string{o.Facts, o.Concepts, o.FilesRead, o.FilesModified} {
-		for _, s := range list {
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
-}
-
-func snippet(text string, words []string, n int) string {
-	lower := strings.ToLower(text)
-	at := -1
-	for _, w := range words {
-		if i := strings.Index(lower, w); i >= 0 && (at < 0 || i < at) {
-			at = i
-		}
-	}
-	if at < 0 {
-		return clip(strings.ReplaceAll(text, "\n", " "), n)
-	}
-	start := max(0, at-n/3)
-	for start > 0 && (text[start]&0xC0) == 0x80 {
-		start--
-	}
-	s := strings.ReplaceAll(text[start:], "\n", " ")
-	if start > 0 {
-		s = "…" + s
-	}
-	return clip(s, n)
-}
-
-func matchFilters(o *Observation, p SearchParams) bool {
-	if p.Project != "" && o.Project != p.Project {
-		return false
-	}
-	if len(p.Types) > 0 && !slices.Contains(p.Types, o.Type) {
-		return false
-	}
-	if !p.Since.IsZero() && o.Time.Before(p.Since) {
-		return false
-	}
-	if !p.Until.IsZero() && o.Time.After(p.Until) {
-		return false
-	}
-	if len(p.Files) > 0 {
-		found := false
-		for _, f := range o.Files() {
-			for _, want := range p.Files {
-				if want != "" && strings.Contains(f, want) {
-					found = true
-				}
-			}
-		}
-		if !found {
-			return false
-		}
-	}
-	return true
 }
 
 // eachObservation calls fn for the observations of a project (all
@@ -285,6 +178,9 @@ func (m *Memory) Save(ctx context.Context, p SaveParams) (SaveResult, error) {
 	if err != nil {
 		return SaveResult{}, fmt.Errorf("save: %w", err)
 	}
+	if stored {
+		m.indexObservations(ctx, []Observation{o})
+	}
 	return SaveResult{ID: o.ID}, nil
 }
 
@@ -315,6 +211,7 @@ func (m *Memory) Forget(ctx context.Context, p IDsParams) (ForgetResult, error) 
 	if err != nil {
 		return ForgetResult{}, fmt.Errorf("forget: %w", err)
 	}
+	m.index.Remove(res.Deleted...)
 	if len(res.Deleted) > 0 {
 		// Forgotten means gone from the files too, not only from the
 		// indexes: compact now.

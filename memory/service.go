@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/mnemo-dev/mnemo/memory/privacy"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // Options configure a Memory.
@@ -32,6 +33,11 @@ type Options struct {
 	// SkipTools are tools whose events are not stored;
 	// privacy.DefaultSkipTools when nil.
 	SkipTools []string
+	// Embedder embeds observations for semantic search; the hashing
+	// embedder when nil. EmbedderNotice, when set, is shown in Status (why
+	// a better embedder is not in use).
+	Embedder       vector.Embedder
+	EmbedderNotice string
 	// ContextBytes is the SessionStart context budget; 8 KiB when 0.
 	ContextBytes int
 	// Version is reported by Status.
@@ -53,6 +59,11 @@ type Memory struct {
 	wake   chan struct{}
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	index    *vector.Index
+	indexing indexState
+	bg       sync.WaitGroup // background indexing
+	bgCtx    context.Context
 
 	mu       sync.Mutex
 	idle     *sync.Cond
@@ -80,6 +91,9 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Embedder == nil {
+		o.Embedder = vector.NewHashEmbedder()
+	}
 	if !o.InMemory && o.Dir == "" {
 		return nil, errors.New("open memory: no data directory")
 	}
@@ -97,12 +111,20 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 		wake: make(chan struct{}, 1), done: make(chan struct{}), runs: map[uint64]string{}, attempts: map[uint64]int{},
 	}
 	m.idle = sync.NewCond(&m.mu)
+	m.index = vector.NewIndex(o.Embedder)
+	wctx, cancel := context.WithCancel(context.Background())
+	m.cancel, m.bgCtx = cancel, wctx
 	if err := m.recover(ctx); err != nil {
+		cancel()
 		st.Close()
 		return nil, err
 	}
-	wctx, cancel := context.WithCancel(context.Background())
-	m.cancel = cancel
+	if err := m.loadIndex(ctx); err != nil {
+		cancel()
+		m.bg.Wait()
+		st.Close()
+		return nil, err
+	}
 	go m.work(wctx)
 	m.kick()
 	return m, nil
@@ -131,6 +153,7 @@ func (m *Memory) recover(ctx context.Context) error {
 func (m *Memory) Close() error {
 	m.cancel()
 	<-m.done
+	m.bg.Wait()
 	return m.store.Close()
 }
 
@@ -409,7 +432,10 @@ func (m *Memory) Status(ctx context.Context) (Status, error) {
 	if m.opts.InMemory {
 		dir = "(in memory)"
 	}
-	st := Status{Version: m.opts.Version, DataDir: dir, Counts: c, Agent: m.agent.Name(), PID: os.Getpid()}
+	st := Status{Version: m.opts.Version, DataDir: dir, Counts: c, Agent: m.agent.Name(), PID: os.Getpid(), Embedder: m.index.EmbedderID(), Notice: m.opts.EmbedderNotice}
+	if n := m.indexing.pending.Load(); n > 0 {
+		st.Embedder += fmt.Sprintf(" (embedding: %d of %d left)", n, m.indexing.total.Load())
+	}
 	if r, ok := m.agent.(AgentReporter); ok {
 		if s := r.AgentStatus(); s != "" {
 			st.Agent += " (" + s + ")"

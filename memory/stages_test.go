@@ -276,7 +276,6 @@ func TestSearchTimelineGetForget(t *testing.T) {
 		{"newest first", memory.SearchParams{Project: "shop"}, []uint64{ids[3], ids[1], ids[0]}},
 		{"type", memory.SearchParams{Types: []string{"feature"}}, []uint64{ids[2], ids[1]}},
 		{"file fragment", memory.SearchParams{Files: []string{"cart/"}}, []uint64{ids[3], ids[0]}},
-		{"query words", memory.SearchParams{Query: "rounding cart"}, []uint64{ids[3]}},
 		{"since", memory.SearchParams{Since: time.Date(2026, 11, 1, 9, 2, 30, 0, time.UTC)}, []uint64{ids[3], ids[2]}},
 		{"limit", memory.SearchParams{Limit: 1}, []uint64{ids[3]}},
 	} {
@@ -285,6 +284,12 @@ func TestSearchTimelineGetForget(t *testing.T) {
 				t.Fatalf("hits = %v, want %v", got, tc.want)
 			}
 		})
+	}
+	if got := search(memory.SearchParams{Query: "tax rounding cart"}); len(got) == 0 || got[0] != ids[3] {
+		t.Fatalf("query hits = %v, want %d first", got, ids[3])
+	}
+	if got := search(memory.SearchParams{Query: "tax rounding", Project: "blog"}); len(got) != 1 || got[0] != ids[2] {
+		t.Fatalf("a query keeps the project filter: hits = %v", got)
 	}
 	tl, err := m.Timeline(ctx, memory.TimelineParams{Anchor: json.RawMessage(`` + jsonNum(ids[1])), Before: 1, After: 1})
 	if err != nil {

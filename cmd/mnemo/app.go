@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=…".
@@ -52,6 +53,10 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			serveCommand(),
 			daemonCommand(),
 			mcpCommand(),
+			installCommand(),
+			uninstallCommand(),
+			modelCommand(),
+			reindexCommand(),
 			searchCommand(),
 			timelineCommand(),
 			getCommand(),
@@ -116,12 +121,18 @@ func (m *Main) Open(ctx context.Context) error {
 	if err := os.MkdirAll(m.Home, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", m.Home, err)
 	}
+	emb, notice := vector.DefaultEmbedder(modelsDir(m.Home))
+	if notice != "" {
+		m.Logger.Warn(notice)
+	}
 	mem, err := memory.Open(ctx, memory.Options{
-		Dir:       filepath.Join(m.Home, "db"),
-		AgentsDir: filepath.Join(m.Home, "agents"),
-		Agent:     m.Agent,
-		Version:   Version,
-		Logger:    m.Logger,
+		Dir:            filepath.Join(m.Home, "db"),
+		AgentsDir:      filepath.Join(m.Home, "agents"),
+		Agent:          m.Agent,
+		Embedder:       emb,
+		EmbedderNotice: notice,
+		Version:        Version,
+		Logger:         m.Logger,
 	})
 	if errors.Is(err, memory.ErrLocked) {
 		return fmt.Errorf("%w\nAnother Mnemo process (the daemon, or `mnemo serve --remote=none`) owns %s; stop it with `mnemo daemon stop`, or use a different MNEMO_HOME", err, m.Home)

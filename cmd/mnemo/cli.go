@@ -20,7 +20,13 @@ import (
 const (
 	MethodSessions = "mnemo/sessions"
 	MethodDoctor   = "mnemo/doctor"
+	MethodReindex  = "mnemo/reindex"
 )
+
+// ReindexResult says how many observations are being embedded again.
+type ReindexResult struct {
+	Observations int `json:"observations"`
+}
 
 // SessionsResult lists sessions for `mnemo sessions`.
 type SessionsResult struct {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -114,6 +115,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if d.IdleTimeout > 0 {
 		wg.Go(func() { d.watchIdle(ctx, cancel) })
 	}
+	wg.Go(func() { d.watchSpool(ctx) })
 	err = rpc.ServeListener(ctx, ln, func(ctx context.Context, nc net.Conn) {
 		d.clients.Add(1)
 		defer func() {
@@ -145,25 +147,34 @@ func (d *Daemon) Run(ctx context.Context) error {
 // order, through the same methods a live hook calls. Their event keys make
 // a replay of an event that did arrive a no-op.
 func (d *Daemon) ingestSpool(ctx context.Context) error {
-	path := claudecode.SpoolPath(d.Home)
-	entries, done, err := claudecode.TakeSpool(path)
-	if err != nil || len(entries) == 0 {
-		if done != nil {
-			done()
-		}
-		return err
-	}
 	cl, stop := d.inProcessClient(ctx)
 	defer stop()
-	var failed int
-	for _, e := range entries {
-		if err := cl.Call(ctx, e.Method, e.Params, nil); err != nil {
-			failed++
-			d.Logger.Warn("spooled event refused", "method", e.Method, "time", e.Time, "err", err)
+	n, err := claudecode.IngestSpool(ctx, claudecode.SpoolPath(d.Home), func(ctx context.Context, method string, params json.RawMessage) error {
+		return cl.Call(ctx, method, params, nil)
+	})
+	if n > 0 {
+		d.Logger.Info("ingested the hook spool", "events", n)
+	}
+	return err
+}
+
+// spoolInterval is how often a running daemon looks for events that hooks
+// spooled because it answered too slowly.
+const spoolInterval = 10 * time.Second
+
+func (d *Daemon) watchSpool(ctx context.Context) {
+	t := time.NewTicker(spoolInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := d.ingestSpool(ctx); err != nil && ctx.Err() == nil {
+			d.Logger.Error("ingest the hook spool", "err", err)
 		}
 	}
-	d.Logger.Info("ingested the hook spool", "events", len(entries), "refused", failed)
-	return done()
 }
 
 // inProcessClient is a client of this daemon's own methods over an

@@ -73,6 +73,10 @@ func newConnection(mem *memory.Memory, log *slog.Logger, home string) *connectio
 		}
 		return DoctorResult{Problems: p}, err
 	})
+	handle(m, MethodReindex, func(ctx context.Context, _ struct{}) (ReindexResult, error) {
+		n, err := mem.Reindex(ctx)
+		return ReindexResult{Observations: n}, err
+	})
 	c.editor.Register(m)
 	var once sync.Once
 	rpc.HandleNotify(m, "exit", func(context.Context, struct{}) error {

@@ -1,0 +1,51 @@
+package claudecode_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestHookDeps keeps the hook binary small: it must start in a
+// millisecond or two and never touch the data directory's lock, so it
+// links neither the memory domain nor the vector index nor their stores.
+func TestHookDeps(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "github.com/mnemo-dev/mnemo/cmd/mnemo-hook")
+	cmd.Env = slices.Concat(goEnv, []string{"GOPROXY=off"})
+	out, err := cmd.Output()
+	if err != nil {
+		if ee, ok := err.(*exec.ExitError); ok {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	forbidden := func(pkg string) bool {
+		switch {
+		case pkg == "github.com/mnemo-dev/mnemo/memory/privacy":
+			return false
+		case pkg == "github.com/mnemo-dev/mnemo/memory", strings.HasPrefix(pkg, "github.com/mnemo-dev/mnemo/memory/"):
+			return true
+		case pkg == "github.com/mnemo-dev/mnemo/vector", strings.HasPrefix(pkg, "github.com/mnemo-dev/mnemo/vector/"):
+			return true
+		case strings.HasPrefix(pkg, "github.com/mnemo-dev/mnemo/adapters/") && !strings.HasPrefix(pkg, "github.com/mnemo-dev/mnemo/adapters/claudecode"):
+			return true
+		case strings.HasPrefix(pkg, "github.com/mnemo-dev/mnemo/adapters/claudecode/"):
+			return true // modelserver, e2e: test tooling
+		case strings.HasPrefix(pkg, "github.com/dgraph-io/"), strings.HasPrefix(pkg, "github.com/philippgille/chromem-go"):
+			return true
+		}
+		return false
+	}
+	var ours []string
+	for _, pkg := range deps {
+		if forbidden(pkg) {
+			t.Errorf("cmd/mnemo-hook depends on %s", pkg)
+		}
+		if strings.HasPrefix(pkg, "github.com/mnemo-dev/mnemo/") {
+			ours = append(ours, pkg)
+		}
+	}
+	t.Logf("%d packages; ours: %v", len(deps), ours)
+}

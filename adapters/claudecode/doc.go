@@ -1,0 +1,38 @@
+// Package claudecode connects Claude Code to Mnemo through Claude Code's
+// command hooks.
+//
+// It has four parts:
+//
+//   - The hook client, RunHook, which is all that cmd/mnemo-hook runs: it
+//     reads one hook payload (Payload) from stdin, maps it onto one call of
+//     the daemon (Translate), strips private tags and redacts secrets before
+//     anything leaves the process, calls the daemon over its Unix socket
+//     within a hard per-stage deadline, and prints a valid answer. It never
+//     blocks or breaks Claude Code: on any failure it prints a valid empty
+//     answer, exits 0, logs to $MNEMO_HOME/logs/hook.log and appends the
+//     call to the spool.
+//   - The spool, $MNEMO_HOME/spool/hooks.jsonl (AppendSpool, TakeSpool,
+//     IngestSpool): the calls a hook could not deliver in time, fsynced, for
+//     the daemon to ingest when it starts. Every call carries an eventKey, so
+//     a call that reached the daemon but whose answer was lost is stored
+//     once even when it is replayed.
+//   - The plugin files under plugin/ (a Claude Code plugin whose
+//     hooks/hooks.json runs ${CLAUDE_PLUGIN_ROOT}/bin/mnemo-hook in exec
+//     form), and Stages, the table both the plugin and the installer follow.
+//   - The settings installer, Install and Uninstall, which merges the same
+//     hooks into a settings.json (user or project scope, SettingsPath) and
+//     takes them out again, leaving everything else in the file as it was.
+//
+// The hook client stays small: it imports rpc and memory/privacy, never
+// memory, vector, Badger or chromem-go, so that mnemo-hook starts in a
+// millisecond or two and never touches the data directory's lock. A test
+// checks this with go list -deps.
+//
+// Data lives in $MNEMO_HOME, never in the plugin's folder: Claude Code
+// replaces ${CLAUDE_PLUGIN_ROOT} on every plugin update.
+//
+// Registering Mnemo's MCP server (mnemo mcp) is separate from the hooks:
+// current Claude Code reads MCP servers from ~/.claude.json, a project's
+// .mcp.json or a plugin's .mcp.json, not from settings.json, so Install
+// does not write an mcpServers entry.
+package claudecode

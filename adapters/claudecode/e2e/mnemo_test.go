@@ -1,0 +1,240 @@
+//go:build e2e
+
+package e2e_test
+
+// Extension points for Mnemo. These tests run once bin/mnemo and
+// bin/mnemo-hook exist (or MNEMO_BIN / MNEMO_HOOK_BIN name them) and skip
+// until then. What they assume of Mnemo's command line is kept in the
+// variables below, so that a change there is a one-line fix:
+//
+//   - `mnemo install claude-code --scope user` writes $HOME/.claude/settings.json
+//     with, for each stage, a command hook {"command": <abs mnemo-hook>,
+//     "args": [<Event>]};
+//   - `mnemo context`, run in the project, prints what SessionStart would
+//     inject;
+//   - `mnemo daemon stop` stops the daemon the hooks started;
+//   - logs go to $MNEMO_HOME/logs/.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/modelserver"
+)
+
+var (
+	// mnemoInstallArgs installs the hooks into $HOME/.claude/settings.json.
+	mnemoInstallArgs = []string{"install", "claude-code", "--scope", "user"}
+	// mnemoContextArgs prints the context SessionStart would inject for the
+	// project of the working directory.
+	mnemoContextArgs = []string{"context"}
+	// mnemoStopArgs stops the daemon.
+	mnemoStopArgs = []string{"daemon", "stop"}
+	// mnemoStages are the hook events Mnemo installs.
+	mnemoStages = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"}
+	// memoryWait bounds the wait for session 1's events to become context.
+	memoryWait = 30 * time.Second
+)
+
+// requireMnemo returns the mnemo and mnemo-hook binaries, or skips.
+func requireMnemo(t *testing.T, root string) (mnemoBin, hookBin string) {
+	t.Helper()
+	mnemoBin = envOr("MNEMO_BIN", filepath.Join(root, "bin", "mnemo"))
+	hookBin = envOr("MNEMO_HOOK_BIN", filepath.Join(root, "bin", "mnemo-hook"))
+	for _, bin := range []string{mnemoBin, hookBin} {
+		if _, err := os.Stat(bin); err != nil {
+			t.Skipf("Mnemo binary missing (%v): build bin/mnemo and bin/mnemo-hook (or set MNEMO_BIN, MNEMO_HOOK_BIN)", err)
+		}
+	}
+	for _, p := range []*string{&mnemoBin, &hookBin} {
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*p = abs
+	}
+	return mnemoBin, hookBin
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// mnemo runs the mnemo command line in the project, with the CLI's
+// environment (same HOME and MNEMO_HOME), and returns its combined output.
+func (h *harness) mnemo(ctx context.Context, bin string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = h.project
+	cmd.Env = h.env()
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// installMnemo puts mnemo on the CLI's PATH, runs `mnemo install claude-code
+// --scope user` and checks the hooks it wrote. It stops the daemon at the end
+// of the test.
+func (h *harness) installMnemo(t *testing.T, mnemoBin, hookBin string) {
+	t.Helper()
+	h.path = append(h.path, filepath.Dir(mnemoBin))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := h.mnemo(ctx, mnemoBin, mnemoInstallArgs...)
+	if err != nil {
+		t.Fatalf("mnemo %s: %v\n%s", strings.Join(mnemoInstallArgs, " "), err, out)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if out, err := h.mnemo(ctx, mnemoBin, mnemoStopArgs...); err != nil {
+			t.Logf("mnemo %s: %v\n%s", strings.Join(mnemoStopArgs, " "), err, out)
+		}
+		for name, body := range readHookLogs(t, h.mnemoHome) {
+			h.save("mnemo-logs-"+strings.ReplaceAll(name, string(filepath.Separator), "_"), []byte(body))
+		}
+	})
+
+	data, err := os.ReadFile(filepath.Join(h.home, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatalf("settings written by mnemo install: %v", err)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Type    string   `json:"type"`
+				Command string   `json:"command"`
+				Args    []string `json:"args"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &settings); err != nil {
+		t.Fatalf("settings.json: %v\n%s", err, data)
+	}
+	for _, stage := range mnemoStages {
+		found := false
+		for _, group := range settings.Hooks[stage] {
+			for _, hk := range group.Hooks {
+				found = found || hk.Type == "command" && hk.Command == hookBin && slices.Equal(hk.Args, []string{stage})
+			}
+		}
+		if !found {
+			t.Errorf("settings.json has no %s hook running %s %s:\n%s", stage, hookBin, stage, data)
+		}
+	}
+}
+
+// readHookLogs returns every file under $MNEMO_HOME/logs, by path relative
+// to that folder.
+func readHookLogs(t *testing.T, mnemoHome string) map[string]string {
+	t.Helper()
+	logs := map[string]string{}
+	dir := filepath.Join(mnemoHome, "logs")
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		logs[rel] = string(data)
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Errorf("read hook logs: %v", err)
+	}
+	return logs
+}
+
+// errorLine matches an error record of slog's text or JSON handler.
+var errorLine = regexp.MustCompile(`level=ERROR|"level":"ERROR"`)
+
+// checkHookLogs fails on error records in Mnemo's logs.
+func checkHookLogs(t *testing.T, mnemoHome string) {
+	t.Helper()
+	for name, body := range readHookLogs(t, mnemoHome) {
+		for _, line := range strings.Split(body, "\n") {
+			if errorLine.MatchString(line) {
+				t.Errorf("%s: %s", name, line)
+			}
+		}
+	}
+}
+
+// waitForContext polls `mnemo context` until it names want.
+func (h *harness) waitForContext(t *testing.T, mnemoBin, want string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), memoryWait)
+	defer cancel()
+	var out string
+	var err error
+	for ctx.Err() == nil {
+		out, err = h.mnemo(ctx, mnemoBin, mnemoContextArgs...)
+		if err == nil && strings.Contains(out, want) {
+			return out
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	t.Fatalf("mnemo %s did not name %s within %v (last error %v):\n%s",
+		strings.Join(mnemoContextArgs, " "), want, memoryWait, err, out)
+	return ""
+}
+
+// mnemoContext extracts the <mnemo-context> block of a request.
+var mnemoContext = regexp.MustCompile(`(?s)<mnemo-context[^>]*>.*?</mnemo-context>`)
+
+// TestMnemoRecallAcrossSessions: with Mnemo's hooks installed, session 1 fixes
+// calc.py; session 2, a fresh session in the same project, starts with a
+// <mnemo-context> that names calc.py, and the model sees it.
+func TestMnemoRecallAcrossSessions(t *testing.T) {
+	h := newHarness(t)
+	mnemoBin, hookBin := requireMnemo(t, h.root)
+	h.installMnemo(t, mnemoBin, hookBin)
+
+	first := h.runFixCalc(t)
+	for _, l := range first.Lines {
+		if l.Type == "system" && l.Subtype == "hook_response" && (l.ExitCode == nil || *l.ExitCode != 0) {
+			t.Errorf("session 1: %s hook failed: %s", l.HookEvent, l.Raw)
+		}
+	}
+	h.waitForContext(t, mnemoBin, "calc.py")
+
+	if err := h.srv.Register(modelserver.Script{Name: "recall", Steps: []modelserver.Step{
+		{Text: "Last time we fixed add and mul in calc.py."},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	second := h.claudeP("recall", modelserver.Marker("recall")+" what did we change last time?")
+	second.mustSucceed(t)
+	if second.init(t).SessionID == first.init(t).SessionID {
+		t.Error("session 2 reused session 1's id")
+	}
+	reqs := h.scripted("recall")
+	if len(reqs) == 0 {
+		t.Fatal("session 2 sent no request to the model")
+	}
+	block := mnemoContext.FindString(reqs[0].Text())
+	switch {
+	case block == "":
+		t.Errorf("session 2's first model request has no <mnemo-context>:\n%s", reqs[0].Text())
+	case !strings.Contains(block, "calc.py"):
+		t.Errorf("session 2's <mnemo-context> does not name calc.py:\n%s", block)
+	}
+	checkHookLogs(t, h.mnemoHome)
+}

@@ -1,0 +1,437 @@
+package claudecode
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/rpc"
+)
+
+// MaxPayloadBytes bounds the hook's stdin. A bigger payload is not
+// recorded; the hook answers and exits as always.
+const MaxPayloadBytes = 8 << 20
+
+// StdinWait bounds the wait for the payload: Claude Code writes it and
+// closes stdin as it starts the hook, so only a stdin nobody closes (the
+// hook run by hand) waits this long.
+const StdinWait = 2 * time.Second
+
+// maxLogBytes is the size at which hook.log is rotated to hook.log.1.
+const maxLogBytes = 8 << 20
+
+// HookConfig is what RunHook needs from its process.
+type HookConfig struct {
+	// Home is the Mnemo home directory (Home()). Empty: nothing is logged
+	// or spooled, and the hook only answers.
+	Home string
+	// Event is the event named on the command line, if any. The payload's
+	// hook_event_name wins when the two differ: it is what happened.
+	Event string
+	// Stdin carries the payload; Stdout gets the answer and nothing else.
+	Stdin  io.Reader
+	Stdout io.Writer
+	// Stderr gets log records when the log file cannot be opened; Claude
+	// Code keeps a hook's stderr in its debug log.
+	Stderr io.Writer
+	// DaemonCommand starts the daemon when none runs (DaemonCommand()).
+	// Empty: the hook never starts one.
+	DaemonCommand []string
+	// Now is the clock for spool entries; nil means time.Now.
+	Now func() time.Time
+}
+
+// Home returns the Mnemo home directory: $MNEMO_HOME, else
+// ${XDG_DATA_HOME:-~/.local/share}/mnemo.
+func Home() (string, error) {
+	if h := os.Getenv("MNEMO_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "mnemo"), nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the data directory: %w (set MNEMO_HOME)", err)
+	}
+	return filepath.Join(h, ".local", "share", "mnemo"), nil
+}
+
+// DaemonCommand returns the argv that starts the daemon for home:
+// `<mnemo> --home <home> daemon --log-file <home>/logs/daemon.log`, where
+// <mnemo> is the mnemo binary next to this executable (they are installed
+// together), else $MNEMO_BIN, else mnemo on PATH.
+func DaemonCommand(home string) []string {
+	return []string{mnemoBinary(), "--home", home, "daemon", "--log-file", filepath.Join(home, "logs", "daemon.log")}
+}
+
+func mnemoBinary() string {
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), "mnemo")
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+			return p
+		}
+	}
+	if p := os.Getenv("MNEMO_BIN"); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath("mnemo"); err == nil {
+		return p
+	}
+	return "mnemo"
+}
+
+// NewEventKey returns a fresh idempotency key: 16 random bytes in hex.
+func NewEventKey() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}
+
+// RunHook runs one Claude Code hook and returns the process's exit
+// status, which is always 0: a hook must never block or break Claude
+// Code.
+//
+// It reads the payload from cfg.Stdin (at most MaxPayloadBytes), maps it
+// with Translate, and calls the daemon within the stage's Budget: it
+// dials the socket of cfg.Home, starting the daemon with
+// cfg.DaemonCommand when the stage may (rpc.DialOrStart, lock
+// <home>/run/start.lock), says hello as rpc.ClientHook and makes the one
+// call. It prints the answer on cfg.Stdout: for SessionStart the context
+// as hookSpecificOutput.additionalContext, for the other stages {}, for
+// events Mnemo does not handle nothing.
+//
+// On any failure (bad payload, no daemon, deadline, error response) it
+// prints the same empty answer, logs to <home>/logs/hook.log (ids and
+// sizes only, never prompt text or tool contents), and, for every stage
+// but SessionStart, appends the call to the spool (AppendSpool).
+func RunHook(ctx context.Context, cfg HookConfig) int {
+	start := time.Now()
+	h := &hook{cfg: cfg, start: start}
+	if h.cfg.Now == nil {
+		h.cfg.Now = time.Now
+	}
+	h.log = slog.New(slog.NewTextHandler(&h.logw, &slog.HandlerOptions{Level: logLevel()}))
+	h.logw.path = h.logPath()
+	h.logw.fallback = cfg.Stderr
+	defer h.logw.Close()
+	defer func() {
+		if r := recover(); r != nil {
+			h.log.Error("hook panicked", "event", h.event, "panic", r, "stack", string(debug.Stack()))
+			h.answer(nil)
+		}
+	}()
+	h.run(ctx)
+	return 0
+}
+
+// hook is one run of RunHook.
+type hook struct {
+	cfg      HookConfig
+	start    time.Time
+	log      *slog.Logger
+	logw     lazyFile
+	event    string
+	answered bool
+}
+
+func (h *hook) run(ctx context.Context) {
+	in, ok := h.read(ctx)
+	if !ok {
+		return
+	}
+	// The budget is the hook's own work, from the payload on: Claude Code
+	// writes it as it starts the hook, so a wait before it is the
+	// machine's load, not the daemon's.
+	read := time.Now()
+	p, size, err := in.p, in.size, in.err
+	if err != nil {
+		h.log.Warn("unreadable hook payload", "event", h.cfg.Event, "bytes", size, "err", err)
+		h.answer(nil)
+		return
+	}
+	h.event = p.HookEventName
+	switch {
+	case h.event == "":
+		h.event = h.cfg.Event
+		p.HookEventName = h.event
+	case h.cfg.Event != "" && h.cfg.Event != h.event:
+		h.log.Warn("hook argument and payload name different events; following the payload",
+			"arg", h.cfg.Event, "event", h.event)
+	}
+	stage, ok := StageOf(h.event)
+	if !ok {
+		h.log.Debug("event not handled", "event", h.event)
+		return
+	}
+	log := h.log.With("event", h.event, "session", p.SessionID)
+	if p.ToolName != "" {
+		log = log.With("tool", p.ToolName, "toolUseId", p.ToolUseID)
+	}
+
+	method, params, err := Translate(p, TranslateOptions{EventKey: NewEventKey(), SkipTools: SkipTools(), Log: log})
+	if err != nil {
+		if errors.Is(err, ErrSkippedTool) {
+			log.Debug("not recorded", "reason", err)
+		} else {
+			log.Warn("not recorded", "bytes", size, "err", err)
+		}
+		h.answer(nil)
+		return
+	}
+
+	deadline := read.Add(stage.Budget)
+	if stage.Spools {
+		deadline = deadline.Add(-stage.Budget / 10)
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	var result SessionStartResult
+	err = h.call(ctx, stage, method, params, &result)
+	if err == nil {
+		log.Debug("delivered", "method", method, "bytes", size, "took", time.Since(h.start), "stdin", read.Sub(h.start))
+		if stage.Event == EventSessionStart {
+			if len(result.Context) > 10_000 {
+				log.Warn("context over Claude Code's 10,000-character limit", "bytes", len(result.Context))
+			}
+			h.answer(&result)
+			return
+		}
+		h.answer(nil)
+		return
+	}
+
+	// Answer first: Claude Code is waiting, the spool is not.
+	h.answer(nil)
+	// No daemon, a deadline, a daemon of another version: expected now and
+	// then, a warning. An error answer from the daemon is a bug.
+	level := slog.LevelWarn
+	if rerr, ok := errors.AsType[*rpc.Error](err); ok && rerr.Code != rpc.CodeVersionMismatch && rerr.Code != rpc.CodeCanceled {
+		level = slog.LevelError
+	}
+	if !stage.Spools || h.cfg.Home == "" {
+		log.Log(ctx, level, "not delivered", "method", method, "took", time.Since(h.start), "err", err)
+		return
+	}
+	raw, merr := json.Marshal(params)
+	if merr != nil {
+		log.Error("not delivered, and not spooled", "method", method, "err", err, "spoolErr", merr)
+		return
+	}
+	spool := SpoolPath(h.cfg.Home)
+	if serr := AppendSpool(spool, SpoolEntry{Method: method, Params: raw, Time: h.cfg.Now()}); serr != nil {
+		log.Error("not delivered, and not spooled", "method", method, "err", err, "spoolErr", serr)
+		return
+	}
+	log.Log(ctx, level, "not delivered; spooled", "method", method, "took", time.Since(h.start), "spool", spool, "err", err)
+}
+
+// call makes the stage's call to the daemon, bounded by ctx.
+func (h *hook) call(ctx context.Context, stage Stage, method string, params, result any) error {
+	if h.cfg.Home == "" {
+		return errors.New("no Mnemo home directory")
+	}
+	sock := rpc.SocketPath(h.cfg.Home)
+	var (
+		nc  net.Conn
+		err error
+	)
+	if stage.StartsDaemon && len(h.cfg.DaemonCommand) > 0 {
+		deadline, _ := ctx.Deadline()
+		nc, err = rpc.DialOrStart(ctx, rpc.StartOptions{
+			Socket:   sock,
+			LockPath: filepath.Join(h.cfg.Home, "run", "start.lock"),
+			Command:  h.cfg.DaemonCommand,
+			LogPath:  filepath.Join(h.cfg.Home, "logs", "daemon-start.log"), // the daemon's output before its log is open
+			Wait:     max(time.Until(deadline), time.Millisecond),
+		})
+	} else {
+		nc, err = rpc.DialSocket(ctx, sock)
+	}
+	if err != nil {
+		return err
+	}
+	// The deadline bounds every read and write, also a write to a daemon
+	// that stopped reading.
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = nc.SetDeadline(deadline)
+	}
+	c := rpc.NewClient(nc, nil)
+	defer c.Close()
+	if _, err := c.Hello(ctx, rpc.ClientHook); err != nil {
+		return fmt.Errorf("hello: %w", err)
+	}
+	if stage.Event != EventSessionStart {
+		result = nil
+	}
+	return c.Call(ctx, method, params, result)
+}
+
+// answer prints the hook's answer once: SessionStart's context when there
+// is one, else {}.
+func (h *hook) answer(res *SessionStartResult) {
+	if h.answered || h.cfg.Stdout == nil {
+		return
+	}
+	h.answered = true
+	var out Output
+	if res != nil && res.Context != "" {
+		out.HookSpecificOutput = &HookSpecificOutput{HookEventName: EventSessionStart, AdditionalContext: res.Context}
+	}
+	enc := json.NewEncoder(h.cfg.Stdout)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		h.log.Warn("write answer", "err", err)
+	}
+}
+
+// input is the payload read from stdin, its size, and the read's error.
+type input struct {
+	p    *Payload
+	size int64
+	err  error
+}
+
+// read reads the payload, waiting at most StdinWait: a stdin that nobody
+// writes or closes must not hold the hook. When the wait ends first it
+// answers, logs and reports false; the read is abandoned.
+func (h *hook) read(ctx context.Context) (input, bool) {
+	done := make(chan input, 1)
+	go func() {
+		p, size, err := readPayload(h.cfg.Stdin)
+		done <- input{p, size, err}
+	}()
+	timer := time.NewTimer(time.Until(h.start.Add(StdinWait)))
+	defer timer.Stop()
+	select {
+	case in := <-done:
+		return in, true
+	case <-timer.C:
+	case <-ctx.Done():
+	}
+	h.log.Warn("no payload on stdin in time; not recorded", "event", h.cfg.Event, "wait", StdinWait)
+	h.answer(nil)
+	return input{}, false
+}
+
+// readPayload decodes one JSON object from r, reading at most
+// MaxPayloadBytes. A field of an unexpected type is left empty and the
+// rest is kept: Claude Code may change a field's type, and the hook should
+// record what it can.
+func readPayload(r io.Reader) (*Payload, int64, error) {
+	if r == nil {
+		return nil, 0, errors.New("no stdin")
+	}
+	cr := &countReader{r: io.LimitReader(r, MaxPayloadBytes)}
+	var p Payload
+	err := json.NewDecoder(cr).Decode(&p)
+	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
+		err = nil // one field of an unexpected type; the rest is decoded
+	}
+	if err != nil {
+		if cr.n >= MaxPayloadBytes {
+			return nil, cr.n, fmt.Errorf("payload over %d bytes: %w", MaxPayloadBytes, err)
+		}
+		return nil, cr.n, err
+	}
+	return &p, cr.n, nil
+}
+
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// logPath is <home>/logs/hook.log, or "" without a home.
+func (h *hook) logPath() string {
+	if h.cfg.Home == "" {
+		return ""
+	}
+	return filepath.Join(h.cfg.Home, "logs", "hook.log")
+}
+
+// logLevel is MNEMO_LOG_LEVEL's (debug, info, warn, error), default info.
+// Delivered events log at debug, so a healthy hook writes nothing.
+func logLevel() slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.TrimSpace(os.Getenv("MNEMO_LOG_LEVEL")))); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}
+
+// lazyFile is an append-only log file opened on the first write, so that
+// a hook with nothing to say touches no file. It rotates the file to
+// <path>.1 when it has grown past maxLogBytes, and writes to fallback when
+// the file cannot be opened.
+type lazyFile struct {
+	path     string
+	fallback io.Writer
+
+	mu     sync.Mutex
+	f      *os.File
+	opened bool
+}
+
+func (l *lazyFile) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.opened {
+		l.opened = true
+		l.f = openLog(l.path)
+	}
+	if l.f != nil {
+		return l.f.Write(p)
+	}
+	if l.fallback != nil {
+		return l.fallback.Write(p)
+	}
+	return len(p), nil
+}
+
+func (l *lazyFile) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+func openLog(path string) *os.File {
+	if path == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Size() > maxLogBytes {
+		_ = os.Rename(path, path+".1")
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil
+	}
+	return f
+}

@@ -1,0 +1,439 @@
+package claudecode_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/rpc"
+)
+
+// runHook runs RunHook in-process with a payload and returns its stdout
+// and how long it took.
+func runHook(t *testing.T, home, event string, payload []byte, daemon []string) (string, time.Duration) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := claudecode.RunHook(context.Background(), claudecode.HookConfig{
+		Home:          home,
+		Event:         event,
+		Stdin:         bytes.NewReader(payload),
+		Stdout:        &stdout,
+		Stderr:        &stderr,
+		DaemonCommand: daemon,
+	})
+	took := time.Since(start)
+	if code != 0 {
+		t.Errorf("RunHook = %d, want 0", code)
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+	return stdout.String(), took
+}
+
+// The recorded payloads of the five stages.
+var stagePayloads = []struct {
+	event, file, method string
+}{
+	{claudecode.EventSessionStart, "p-bash-001-SessionStart.json", claudecode.MethodSessionStart},
+	{claudecode.EventUserPromptSubmit, "p-bash-002-UserPromptSubmit.json", claudecode.MethodUserPromptSubmit},
+	{claudecode.EventPostToolUse, "p-bash-004-PostToolUse.json", claudecode.MethodPostToolUse},
+	{claudecode.EventPostToolUseFailure, "p-fail-json-004-PostToolUseFailure.json", claudecode.MethodPostToolUse},
+	{claudecode.EventStop, "p-bash-006-Stop.json", claudecode.MethodStop},
+	{claudecode.EventSessionEnd, "p-bash-007-SessionEnd.json", claudecode.MethodSessionEnd},
+}
+
+var eventKeyRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+// wantAnswer checks the hook's stdout: SessionStart's context, or {}.
+func wantAnswer(t *testing.T, stdout string, context string) {
+	t.Helper()
+	if !strings.HasSuffix(stdout, "\n") || strings.Count(stdout, "\n") != 1 {
+		t.Errorf("stdout is not one JSON line: %q", stdout)
+	}
+	var out struct {
+		HookSpecificOutput *struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&out); err != nil {
+		t.Fatalf("stdout %q: %v", stdout, err)
+	}
+	if context == "" {
+		if strings.TrimSpace(stdout) != "{}" {
+			t.Errorf("stdout = %q, want {}", stdout)
+		}
+		return
+	}
+	if out.HookSpecificOutput == nil || out.HookSpecificOutput.HookEventName != "SessionStart" ||
+		out.HookSpecificOutput.AdditionalContext != context {
+		t.Errorf("stdout = %q, want SessionStart's additionalContext %q", stdout, context)
+	}
+}
+
+// TestRunHookDelivers runs each stage's recorded payload against a
+// stand-in daemon: one call with the translated params and a fresh event
+// key, the right answer, no spool and no log line.
+func TestRunHookDelivers(t *testing.T) {
+	for _, sp := range stagePayloads {
+		t.Run(sp.event, func(t *testing.T) {
+			home := testHome(t)
+			d := startStandIn(t, home)
+			payload := readPayloadFile(t, sp.file)
+			stdout, _ := runHook(t, home, sp.event, payload, nil)
+
+			if sp.event == claudecode.EventSessionStart {
+				wantAnswer(t, stdout, standInContext)
+			} else {
+				wantAnswer(t, stdout, "")
+			}
+			calls := d.Calls()
+			if len(calls) != 1 {
+				t.Fatalf("daemon got %d calls, want 1: %v", len(calls), calls)
+			}
+			var p claudecode.Payload
+			if err := json.Unmarshal(payload, &p); err != nil {
+				t.Fatal(err)
+			}
+			method, params, err := claudecode.Translate(&p, claudecode.TranslateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := calls[0]
+			if c.Method != method || c.Method != sp.method {
+				t.Errorf("method = %q, want %q", c.Method, sp.method)
+			}
+			key, _ := c.Params["eventKey"].(string)
+			if !eventKeyRE.MatchString(key) {
+				t.Errorf("eventKey = %q, want 32 hex digits", key)
+			}
+			delete(c.Params, "eventKey")
+			if !jsonEqual(c.Params, params) {
+				got, _ := json.Marshal(c.Params)
+				want, _ := json.Marshal(params)
+				t.Errorf("params on the wire:\n got %s\nwant %s", got, want)
+			}
+			if e := readSpool(t, home); len(e) > 0 {
+				t.Errorf("spooled %d entries after a delivery", len(e))
+			}
+			if log := hookLog(t, home); log != "" {
+				t.Errorf("a healthy hook logged:\n%s", log)
+			}
+		})
+	}
+}
+
+// TestRunHookEventKeysDiffer checks that two runs of the same payload get
+// different idempotency keys: they are two events.
+func TestRunHookEventKeysDiffer(t *testing.T) {
+	home := testHome(t)
+	d := startStandIn(t, home)
+	payload := readPayloadFile(t, "p-bash-004-PostToolUse.json")
+	runHook(t, home, "PostToolUse", payload, nil)
+	runHook(t, home, "PostToolUse", payload, nil)
+	calls := d.Calls()
+	if len(calls) != 2 || calls[0].Params["eventKey"] == calls[1].Params["eventKey"] {
+		t.Fatalf("want 2 calls with different event keys, got %v", calls)
+	}
+}
+
+// TestRunHookSilent covers payloads that reach no daemon: events Mnemo
+// does not hook print nothing; skipped tools and bad payloads print {};
+// none is spooled.
+func TestRunHookSilent(t *testing.T) {
+	tests := []struct {
+		name, event string
+		payload     []byte
+		wantOut     string
+		wantLog     string
+	}{
+		{"PreToolUse", "PreToolUse", readPayloadFile(t, "p-bash-003-PreToolUse.json"), "", ""},
+		{"PostToolBatch", "", readPayloadFile(t, "p-bash-005-PostToolBatch.json"), "", ""},
+		{"Notification", "Notification", readPayloadFile(t, "tmux-manual-005-Notification.json"), "", ""},
+		{"SubagentStop", "SubagentStop", readPayloadFile(t, "p-agent-stream-011-SubagentStop.json"), "", ""},
+		{"skipped tool", "PostToolUse", []byte(`{"session_id":"s","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"TodoWrite","tool_input":{"todos":[{"content":"SECRETWORD"}]}}`), "{}\n", ""},
+		{"bad JSON", "PostToolUse", []byte(`{"session_id":"s","prompt":"SECRETWORD`), "{}\n", "unreadable hook payload"},
+		{"not an object", "Stop", []byte(`["SECRETWORD"]`), "{}\n", "unreadable hook payload"},
+		{"empty stdin", "SessionStart", nil, "{}\n", "unreadable hook payload"},
+		{"no session id", "UserPromptSubmit", []byte(`{"hook_event_name":"UserPromptSubmit","prompt":"SECRETWORD"}`), "{}\n", "no session_id"},
+		{"over the size limit", "PostToolUse", append([]byte(`{"session_id":"s","tool_name":"Bash","tool_input":{"x":"`), bytes.Repeat([]byte("SECRETWORD"), claudecode.MaxPayloadBytes/10+1)...), "{}\n", "payload over"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := testHome(t)
+			d := startStandIn(t, home)
+			stdout, _ := runHook(t, home, tt.event, tt.payload, nil)
+			if stdout != tt.wantOut {
+				t.Errorf("stdout = %q, want %q", stdout, tt.wantOut)
+			}
+			if calls := d.Calls(); len(calls) != 0 {
+				t.Errorf("daemon got %v", calls)
+			}
+			if e := readSpool(t, home); len(e) > 0 {
+				t.Errorf("spooled %v", e)
+			}
+			log := hookLog(t, home)
+			if !strings.Contains(log, tt.wantLog) {
+				t.Errorf("hook.log lacks %q:\n%s", tt.wantLog, log)
+			}
+			if strings.Contains(log, "SECRETWORD") {
+				t.Errorf("hook.log leaks payload content:\n%s", log)
+			}
+		})
+	}
+}
+
+// TestRunHookStdinNeverCloses: a stdin that nobody writes or closes does
+// not hold the hook past StdinWait.
+func TestRunHookStdinNeverCloses(t *testing.T) {
+	home := testHome(t)
+	r, w := io.Pipe()
+	t.Cleanup(func() { w.Close() })
+	var stdout bytes.Buffer
+	start := time.Now()
+	code := claudecode.RunHook(context.Background(), claudecode.HookConfig{Home: home, Event: "SessionEnd", Stdin: r, Stdout: &stdout})
+	took := time.Since(start)
+	if code != 0 || stdout.String() != "{}\n" {
+		t.Errorf("RunHook = %d, stdout %q", code, stdout.String())
+	}
+	if took < claudecode.StdinWait || took > claudecode.StdinWait+time.Second {
+		t.Errorf("took %v, want about %v", took, claudecode.StdinWait)
+	}
+	if log := hookLog(t, home); !strings.Contains(log, "no payload on stdin") {
+		t.Errorf("hook.log:\n%s", log)
+	}
+}
+
+// TestRunHookPrivacyOnTheWire checks what the daemon receives: private
+// parts stripped, an entirely private prompt as the empty marker, secrets
+// redacted.
+func TestRunHookPrivacyOnTheWire(t *testing.T) {
+	home := testHome(t)
+	d := startStandIn(t, home)
+	runHook(t, home, "UserPromptSubmit", []byte(`{"session_id":"s","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"<private>SECRETWORD</private>"}`), nil)
+	runHook(t, home, "UserPromptSubmit", []byte(`{"session_id":"s","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"deploy <private>SECRETWORD</private> now"}`), nil)
+	runHook(t, home, "PostToolUse", []byte(`{"session_id":"s","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"Read","tool_input":{"file_path":"/p/.env"},"tool_response":{"content":"GITHUB_TOKEN=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"}}`), nil)
+	calls := d.Calls()
+	if len(calls) != 3 {
+		t.Fatalf("daemon got %d calls, want 3", len(calls))
+	}
+	if got := calls[0].Params["prompt"]; got != claudecode.PrivateMarker {
+		t.Errorf("private prompt sent as %q, want %q", got, claudecode.PrivateMarker)
+	}
+	if got := calls[1].Params["prompt"]; got != "deploy now" {
+		t.Errorf("prompt sent as %q, want %q", got, "deploy now")
+	}
+	wire, _ := json.Marshal(calls)
+	for _, leak := range []string{"SECRETWORD", "ghp_aBcDeF"} {
+		if strings.Contains(string(wire), leak) {
+			t.Errorf("the daemon received %q: %s", leak, wire)
+		}
+	}
+}
+
+// TestRunHookNoDaemon runs each stage with no daemon and a daemon command
+// that cannot run: the hook answers at once with the empty answer, and
+// spools every stage but SessionStart, fsynced, as the daemon would have
+// received it.
+func TestRunHookNoDaemon(t *testing.T) {
+	for _, sp := range stagePayloads {
+		t.Run(sp.event, func(t *testing.T) {
+			home := testHome(t)
+			missing := []string{filepath.Join(t.TempDir(), "no-such-mnemo"), "--home", home, "daemon"}
+			payload := readPayloadFile(t, sp.file)
+			stage, _ := claudecode.StageOf(sp.event)
+			stdout, took := runHook(t, home, sp.event, payload, missing)
+			wantAnswer(t, stdout, "")
+			if took > stage.Budget {
+				t.Errorf("took %v, over the %v budget", took, stage.Budget)
+			}
+			entries := readSpool(t, home)
+			if sp.event == claudecode.EventSessionStart {
+				if len(entries) != 0 {
+					t.Errorf("SessionStart spooled %v", entries)
+				}
+				return
+			}
+			if len(entries) != 1 {
+				t.Fatalf("spool has %d entries, want 1", len(entries))
+			}
+			e := entries[0]
+			var p claudecode.Payload
+			if err := json.Unmarshal(payload, &p); err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(e.Params, &got); err != nil {
+				t.Fatal(err)
+			}
+			if !eventKeyRE.MatchString(got["eventKey"].(string)) {
+				t.Errorf("spooled eventKey = %v", got["eventKey"])
+			}
+			got["eventKey"] = testEventKey
+			method, params, _ := claudecode.Translate(&p, claudecode.TranslateOptions{EventKey: testEventKey})
+			if e.Method != method || !jsonEqual(got, params) {
+				t.Errorf("spooled %s %s, want %s %v", e.Method, e.Params, method, params)
+			}
+			if time.Since(e.Time) > time.Minute {
+				t.Errorf("spool time %v", e.Time)
+			}
+			if log := hookLog(t, home); !strings.Contains(log, "spooled") || strings.Contains(log, "SCENARIO:") || strings.Contains(log, "echo ") {
+				t.Errorf("hook.log should say spooled and hold no payload text:\n%s", log)
+			}
+		})
+	}
+}
+
+// TestRunHookSessionEndNeverStartsDaemon gives SessionEnd a daemon command
+// that works: it must not run it, and must answer within its budget.
+func TestRunHookSessionEndNeverStartsDaemon(t *testing.T) {
+	home := testHome(t)
+	cmd := childDaemonCommand(t, home, "serve")
+	stdout, took := runHook(t, home, "SessionEnd", readPayloadFile(t, "p-bash-007-SessionEnd.json"), cmd)
+	wantAnswer(t, stdout, "")
+	if took >= claudecode.SessionEndBudget {
+		t.Errorf("SessionEnd took %v, want < %v", took, claudecode.SessionEndBudget)
+	}
+	if pids := childPIDs(t, home); len(pids) > 0 {
+		t.Errorf("SessionEnd started a daemon (pids %v)", pids)
+	}
+	if _, err := os.Stat(rpc.SocketPath(home)); err == nil {
+		t.Error("a socket appeared")
+	}
+	if n := len(readSpool(t, home)); n != 1 {
+		t.Errorf("spool has %d entries, want 1", n)
+	}
+}
+
+// TestRunHookStartsDaemon: with no daemon running, UserPromptSubmit starts
+// one with the daemon command (the test binary playing mnemo) and
+// delivers to it; the next hook finds it running.
+func TestRunHookStartsDaemon(t *testing.T) {
+	home := testHome(t)
+	cmd := childDaemonCommand(t, home, "serve")
+	stdout, took := runHook(t, home, "UserPromptSubmit", readPayloadFile(t, "p-bash-002-UserPromptSubmit.json"), cmd)
+	wantAnswer(t, stdout, "")
+	t.Logf("first hook, daemon started: %v", took)
+	stdout, took = runHook(t, home, "PostToolUse", readPayloadFile(t, "p-bash-004-PostToolUse.json"), cmd)
+	wantAnswer(t, stdout, "")
+	t.Logf("second hook, daemon warm: %v", took)
+
+	if pids := childPIDs(t, home); len(pids) != 1 {
+		t.Fatalf("started %d daemons, want 1", len(pids))
+	}
+	calls := childCalls(t, home)
+	if len(calls) != 2 || calls[0].Method != claudecode.MethodUserPromptSubmit || calls[1].Method != claudecode.MethodPostToolUse {
+		t.Errorf("daemon got %v", calls)
+	}
+	if e := readSpool(t, home); len(e) > 0 {
+		t.Errorf("spooled %v", e)
+	}
+}
+
+// TestRunHookDeadlines: a daemon that accepts and never answers, and a
+// daemon command that never comes up. Each stage still answers within its
+// budget (plus a margin for a loaded machine), and spools.
+func TestRunHookDeadlines(t *testing.T) {
+	// The margin covers a loaded machine: the hook is done within
+	// milliseconds of its deadline, but with a dozen runnable processes per
+	// core (parallel builds) a timer was seen to fire 0.9 s late.
+	const margin = time.Second
+	for _, kind := range []string{"hanging daemon", "daemon never listens"} {
+		for _, sp := range stagePayloads {
+			t.Run(kind+"/"+sp.event, func(t *testing.T) {
+				if testing.Short() && sp.event != claudecode.EventPostToolUse {
+					t.Skip("-short: one stage only")
+				}
+				home := testHome(t)
+				var cmd []string
+				if kind == "hanging daemon" {
+					hangingDaemon(t, home)
+				} else {
+					cmd = childDaemonCommand(t, home, "stall")
+				}
+				stage, _ := claudecode.StageOf(sp.event)
+				stdout, took := runHook(t, home, sp.event, readPayloadFile(t, sp.file), cmd)
+				wantAnswer(t, stdout, "")
+				if took > stage.Budget+margin {
+					t.Errorf("took %v, budget %v", took, stage.Budget)
+				}
+				t.Logf("took %v, budget %v", took, stage.Budget)
+				if wait := stage.Budget * 9 / 10; kind == "hanging daemon" && took < wait {
+					t.Errorf("took %v: it did not wait %v for the daemon's answer", took, wait)
+				}
+				wantSpooled := 1
+				if !stage.Spools {
+					wantSpooled = 0
+				}
+				if n := len(readSpool(t, home)); n != wantSpooled {
+					t.Errorf("spool has %d entries, want %d", n, wantSpooled)
+				}
+				if kind != "hanging daemon" {
+					want := 1
+					if !stage.StartsDaemon {
+						want = 0
+					}
+					if n := len(waitChildPIDs(t, home, want)); n != want {
+						t.Errorf("started %d daemons, want %d", n, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestRunHookErrorAnswer: the daemon answers with an error; the hook still
+// answers {}, logs an error and spools the call for a later daemon.
+func TestRunHookErrorAnswer(t *testing.T) {
+	home := testHome(t)
+	d := startStandIn(t, home)
+	d.failWith(claudecode.MethodPostToolUse, &rpc.Error{Code: rpc.CodeInternal})
+	stdout, _ := runHook(t, home, "PostToolUse", readPayloadFile(t, "p-bash-004-PostToolUse.json"), nil)
+	wantAnswer(t, stdout, "")
+	if n := len(readSpool(t, home)); n != 1 {
+		t.Errorf("spool has %d entries, want 1", n)
+	}
+	if log := hookLog(t, home); !strings.Contains(log, "level=ERROR") || !strings.Contains(log, "internal error") {
+		t.Errorf("hook.log:\n%s", log)
+	}
+}
+
+// TestRunHookEventArgument: the payload's hook_event_name wins over the
+// argument; the argument names a payload that lacks one.
+func TestRunHookEventArgument(t *testing.T) {
+	home := testHome(t)
+	d := startStandIn(t, home)
+	runHook(t, home, "Stop", readPayloadFile(t, "p-bash-007-SessionEnd.json"), nil)
+	runHook(t, home, "SessionEnd", []byte(`{"session_id":"s","reason":"logout"}`), nil)
+	calls := d.Calls()
+	if len(calls) != 2 || calls[0].Method != claudecode.MethodSessionEnd || calls[1].Method != claudecode.MethodSessionEnd || calls[1].Params["reason"] != "logout" {
+		t.Errorf("daemon got %v", calls)
+	}
+	if log := hookLog(t, home); !strings.Contains(log, "following the payload") {
+		t.Errorf("hook.log:\n%s", log)
+	}
+}
+
+// TestRunHookCompactContext: a SessionStart after compaction gets the
+// context again.
+func TestRunHookCompactContext(t *testing.T) {
+	home := testHome(t)
+	d := startStandIn(t, home)
+	stdout, _ := runHook(t, home, "SessionStart", readPayloadFile(t, "p-compact-stream-004-SessionStart.json"), nil)
+	wantAnswer(t, stdout, standInContext)
+	if calls := d.Calls(); len(calls) != 1 || calls[0].Params["source"] != "compact" {
+		t.Errorf("daemon got %v", calls)
+	}
+}

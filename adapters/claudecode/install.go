@@ -1,0 +1,560 @@
+package claudecode
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// HookBinary is the base name of the hook executable. Install and
+// Uninstall recognize Mnemo's hooks by it, wherever the binary lives.
+const HookBinary = "mnemo-hook"
+
+// Installer errors.
+var (
+	// ErrInvalidSettings is a settings file that is not valid JSON, or not
+	// shaped as Claude Code's settings are; the file is left untouched.
+	ErrInvalidSettings = errors.New("invalid settings file")
+	// ErrUnknownScope is a scope SettingsPath does not know.
+	ErrUnknownScope = errors.New("unknown settings scope")
+)
+
+// The scopes of SettingsPath.
+const (
+	ScopeUser    = "user"    // ~/.claude/settings.json: every project of this user
+	ScopeProject = "project" // <project>/.claude/settings.json: shared with the project
+	ScopeLocal   = "local"   // <project>/.claude/settings.local.json: this user, this project
+)
+
+// SettingsPath returns the Claude Code settings file of a scope: for
+// ScopeUser $CLAUDE_CONFIG_DIR/settings.json when that is set, else
+// <home>/.claude/settings.json (home is the user's home directory); for
+// ScopeProject <projectDir>/.claude/settings.json; for ScopeLocal
+// <projectDir>/.claude/settings.local.json.
+func SettingsPath(scope, projectDir, home string) (string, error) {
+	switch scope {
+	case ScopeUser:
+		if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+			return filepath.Abs(filepath.Join(dir, "settings.json"))
+		}
+		if home == "" {
+			return "", errors.New("settings path: no home directory")
+		}
+		return filepath.Abs(filepath.Join(home, ".claude", "settings.json"))
+	case ScopeProject, ScopeLocal:
+		if projectDir == "" {
+			return "", fmt.Errorf("settings path: scope %s needs a project directory", scope)
+		}
+		name := "settings.json"
+		if scope == ScopeLocal {
+			name = "settings.local.json"
+		}
+		return filepath.Abs(filepath.Join(projectDir, ".claude", name))
+	}
+	return "", fmt.Errorf("%w %q: use %s, %s or %s", ErrUnknownScope, scope, ScopeUser, ScopeProject, ScopeLocal)
+}
+
+// InstallOptions say what Install writes.
+type InstallOptions struct {
+	// HookPath is the absolute path of the mnemo-hook binary.
+	HookPath string
+	// Now stamps the backup's name; nil means time.Now.
+	Now func() time.Time
+}
+
+// Result says what Install or Uninstall did.
+type Result struct {
+	// Path is the file examined, symlinks resolved.
+	Path string
+	// Changed reports whether the file was written.
+	Changed bool
+	// Backup is the copy of the previous file, when there was one to keep.
+	Backup string
+	// Added lists the events that had no Mnemo hook before; Updated those
+	// whose Mnemo hook changed (a moved binary, new timeouts); Removed
+	// those that lost one.
+	Added, Updated, Removed []string
+}
+
+// HookGroup is one entry of an event's array in Claude Code's settings
+// (and a plugin's hooks/hooks.json).
+type HookGroup struct {
+	Matcher string        `json:"matcher,omitempty"`
+	Hooks   []HookHandler `json:"hooks"`
+}
+
+// HookHandler is one command hook. With Args, Claude Code runs Command in
+// exec form: no shell, each argument passed as is.
+type HookHandler struct {
+	Type    string   `json:"type"`
+	Command string   `json:"command"`
+	Args    []string `json:"args,omitempty"`
+	Timeout int      `json:"timeout,omitempty"`
+}
+
+// HookGroups returns Mnemo's hook configuration for a hook binary at
+// command: one group per stage of Stages, running `command <Event>`.
+func HookGroups(command string) map[string]HookGroup {
+	groups := make(map[string]HookGroup, len(Stages))
+	for _, s := range Stages {
+		groups[s.Event] = HookGroup{
+			Matcher: s.Matcher,
+			Hooks:   []HookHandler{{Type: "command", Command: command, Args: []string{s.Event}, Timeout: s.Timeout}},
+		}
+	}
+	return groups
+}
+
+// Install merges Mnemo's hooks (HookGroups of o.HookPath) into the Claude
+// Code settings file at path, creating it if needed.
+//
+// Every other key and every hook of the user's is kept, in its order. A
+// hook whose command's base name is mnemo-hook is Mnemo's: it is replaced
+// where it stood (so a moved binary is updated, not duplicated), and a
+// second Install changes nothing. Before changing an existing file it
+// copies it to <path>.bak-<timestamp>; it writes atomically (a temporary
+// file, fsync, rename) with the file's mode, through a symlink to its
+// target.
+//
+// A file that is not valid JSON, or whose hooks are not shaped as Claude
+// Code's, is refused with an error wrapping ErrInvalidSettings that names
+// the file and the position, and is not touched.
+func Install(path string, o InstallOptions) (Result, error) {
+	if !filepath.IsAbs(o.HookPath) || filepath.Base(o.HookPath) != HookBinary {
+		return Result{}, fmt.Errorf("install: the hook must be an absolute path to %s, not %q", HookBinary, o.HookPath)
+	}
+	groups := HookGroups(o.HookPath)
+	return edit(path, o.Now, func(hooks *object, r *Result) error {
+		for _, s := range Stages {
+			group, err := marshalJSON(groups[s.Event])
+			if err != nil {
+				return err
+			}
+			old, _ := hooks.get(s.Event)
+			list, err := eventList(path, s.Event, old)
+			if err != nil {
+				return err
+			}
+			kept, at, removed, err := withoutMnemo(path, s.Event, list)
+			if err != nil {
+				return err
+			}
+			if at < 0 {
+				at = len(kept)
+			}
+			list = append(kept[:at:at], append([]json.RawMessage{group}, kept[at:]...)...)
+			raw, err := marshalJSON(list)
+			if err != nil {
+				return err
+			}
+			switch {
+			case removed == 0:
+				r.Added = append(r.Added, s.Event)
+			case !equalJSON(old, raw):
+				r.Updated = append(r.Updated, s.Event)
+			}
+			hooks.set(s.Event, raw)
+		}
+		return nil
+	})
+}
+
+// Uninstall removes Mnemo's hooks (those whose command's base name is
+// mnemo-hook) from the settings file at path, with the groups and event
+// arrays they leave empty, and the hooks key if it ends up empty. Nothing
+// else changes. Backup, atomic write and refusal of invalid files are as
+// for Install. A missing file is no error.
+func Uninstall(path string) (Result, error) {
+	return edit(path, nil, func(hooks *object, r *Result) error {
+		for i := 0; i < len(*hooks); i++ {
+			m := (*hooks)[i]
+			list, err := eventList(path, m.key, m.value)
+			if err != nil {
+				return err
+			}
+			kept, _, removed, err := withoutMnemo(path, m.key, list)
+			if err != nil {
+				return err
+			}
+			if removed == 0 {
+				continue
+			}
+			r.Removed = append(r.Removed, m.key)
+			if len(kept) == 0 {
+				hooks.del(m.key)
+				i--
+				continue
+			}
+			raw, err := marshalJSON(kept)
+			if err != nil {
+				return err
+			}
+			(*hooks)[i].value = raw
+		}
+		return nil
+	})
+}
+
+// edit reads the settings at path, lets change edit its hooks object, and
+// writes the file back if anything changed.
+func edit(path string, now func() time.Time, change func(hooks *object, r *Result) error) (Result, error) {
+	if now == nil {
+		now = time.Now
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		real, err = path, nil
+	}
+	if err != nil {
+		return Result{}, fmt.Errorf("settings %s: %w", path, err)
+	}
+	r := Result{Path: real}
+	data, err := os.ReadFile(real)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return r, fmt.Errorf("settings: %w", err)
+	}
+
+	root, err := parseSettings(real, data)
+	if err != nil {
+		return r, err
+	}
+	hooksRaw, hadHooks := root.get("hooks")
+	var hooks object
+	if hadHooks && string(hooksRaw) != "null" {
+		if hooks, err = parseObject(hooksRaw); err != nil {
+			return r, fmt.Errorf("%w: %s: \"hooks\" is not an object", ErrInvalidSettings, real)
+		}
+	}
+	if err := change(&hooks, &r); err != nil {
+		return r, err
+	}
+	switch {
+	case len(hooks) > 0:
+		root.set("hooks", hooks.marshal())
+	case hadHooks && len(r.Removed) > 0:
+		root.del("hooks")
+	}
+
+	out := root.marshal()
+	if exists && equalJSON(data, out) {
+		return r, nil
+	}
+	if !exists && len(hooks) == 0 {
+		return r, nil
+	}
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, out, "", "  "); err != nil {
+		return r, fmt.Errorf("settings: %w", err)
+	}
+	indented.WriteByte('\n')
+
+	mode := fs.FileMode(0o600)
+	if exists {
+		fi, err := os.Stat(real)
+		if err != nil {
+			return r, fmt.Errorf("settings: %w", err)
+		}
+		mode = fi.Mode().Perm()
+		if r.Backup, err = backup(real, data, mode, now()); err != nil {
+			return r, err
+		}
+	}
+	if err := writeAtomic(real, indented.Bytes(), mode); err != nil {
+		return r, err
+	}
+	r.Changed = true
+	return r, nil
+}
+
+// parseSettings parses a settings file, an object. An empty file is an
+// empty object.
+func parseSettings(path string, data []byte) (object, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, nil
+	}
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		if se, ok := errors.AsType[*json.SyntaxError](err); ok {
+			line, col := position(data, se.Offset)
+			return nil, fmt.Errorf("%w: %s: line %d, column %d: %v (fix it by hand; nothing was changed)", ErrInvalidSettings, path, line, col, se)
+		}
+		return nil, fmt.Errorf("%w: %s: %v (fix it by hand; nothing was changed)", ErrInvalidSettings, path, err)
+	}
+	root, err := parseObject(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: the top level is not an object (nothing was changed)", ErrInvalidSettings, path)
+	}
+	return root, nil
+}
+
+// position turns a byte offset into a line and a column, both from 1.
+func position(data []byte, offset int64) (line, col int) {
+	offset = min(max(offset, 1), int64(len(data)))
+	before := data[:offset-1]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = len(before) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// eventList parses an event's array of hook groups; absent is empty.
+func eventList(path, event string, raw json.RawMessage) ([]json.RawMessage, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("%w: %s: hooks.%s is not an array (nothing was changed)", ErrInvalidSettings, path, event)
+	}
+	return list, nil
+}
+
+// withoutMnemo removes Mnemo's handlers from an event's groups. It
+// returns the groups left (a group left with no handler goes), the index
+// in them where the first group that held one of Mnemo's stood (-1 for
+// none), and how many handlers it removed. A group's other keys and other
+// handlers stay as they were.
+func withoutMnemo(path, event string, list []json.RawMessage) (kept []json.RawMessage, at, removed int, err error) {
+	at = -1
+	for _, g := range list {
+		group, err := parseObject(g)
+		if err != nil {
+			kept = append(kept, g) // not a group; not ours
+			continue
+		}
+		hraw, ok := group.get("hooks")
+		var handlers []json.RawMessage
+		if !ok || json.Unmarshal(hraw, &handlers) != nil {
+			kept = append(kept, g)
+			continue
+		}
+		var left []json.RawMessage
+		for _, h := range handlers {
+			var hh struct {
+				Command string `json:"command"`
+			}
+			if json.Unmarshal(h, &hh) == nil && IsMnemoCommand(hh.Command) {
+				removed++
+				continue
+			}
+			left = append(left, h)
+		}
+		if len(left) == len(handlers) {
+			kept = append(kept, g)
+			continue
+		}
+		if at < 0 {
+			at = len(kept)
+		}
+		if len(left) == 0 {
+			continue
+		}
+		raw, err := marshalJSON(left)
+		if err != nil {
+			return nil, 0, 0, err
+		}
+		group.set("hooks", raw)
+		kept = append(kept, group.marshal())
+	}
+	return kept, at, removed, nil
+}
+
+// IsMnemoCommand reports whether a hook command runs mnemo-hook: whether
+// the base name of its program (the whole command in exec form, the first
+// word of a shell command, quoted or not) is mnemo-hook.
+func IsMnemoCommand(command string) bool {
+	c := strings.TrimSpace(command)
+	if c == "" {
+		return false
+	}
+	prog := c
+	if q := c[0]; q == '"' || q == '\'' {
+		if end := strings.IndexByte(c[1:], q); end >= 0 {
+			prog = c[1 : 1+end]
+		}
+	} else if i := strings.IndexAny(c, " \t"); i >= 0 {
+		prog = c[:i]
+	}
+	return filepath.Base(prog) == HookBinary
+}
+
+// backup copies the current settings to <path>.bak-<time>, durably.
+func backup(path string, data []byte, mode fs.FileMode, now time.Time) (string, error) {
+	stamp := now.UTC().Format("20060102T150405Z")
+	for i := 0; ; i++ {
+		name := path + ".bak-" + stamp
+		if i > 0 {
+			name += fmt.Sprintf("-%d", i)
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("settings backup: %w", err)
+		}
+		_, err = f.Write(data)
+		if err == nil {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(name)
+			return "", fmt.Errorf("settings backup: %w", err)
+		}
+		return name, nil
+	}
+}
+
+// writeAtomic replaces path with data: a temporary file in the same
+// folder, written, chmod'ed, fsynced and renamed over path, then the
+// folder fsynced.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("settings: %w", err)
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(mode)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, path)
+	}
+	if err != nil {
+		os.Remove(name)
+		return fmt.Errorf("settings: write %s: %w", path, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("settings: fsync folder: %w", err)
+	}
+	return nil
+}
+
+// An object is a JSON object as its members, in order, with their values
+// as written: editing one member leaves the others as they were.
+type object []member
+
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// parseObject parses raw, which must be one JSON object.
+func parseObject(raw []byte) (object, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("not an object")
+	}
+	o := object{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		o = append(o, member{key: key, value: v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+// get returns the value of the first member named key.
+func (o object) get(key string) (json.RawMessage, bool) {
+	for _, m := range o {
+		if m.key == key {
+			return m.value, true
+		}
+	}
+	return nil, false
+}
+
+// set replaces the value of the first member named key, or appends one.
+func (o *object) set(key string, v json.RawMessage) {
+	for i := range *o {
+		if (*o)[i].key == key {
+			(*o)[i].value = v
+			return
+		}
+	}
+	*o = append(*o, member{key: key, value: v})
+}
+
+// del removes every member named key.
+func (o *object) del(key string) {
+	kept := (*o)[:0]
+	for _, m := range *o {
+		if m.key != key {
+			kept = append(kept, m)
+		}
+	}
+	*o = kept
+}
+
+// marshal writes the object compactly, its values as they are.
+func (o object) marshal() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := marshalJSON(m.key)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(m.value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// marshalJSON encodes v compactly without escaping <, > and &.
+func marshalJSON(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// equalJSON reports whether a and b are the same JSON text but for
+// insignificant whitespace.
+func equalJSON(a, b []byte) bool {
+	var ca, cb bytes.Buffer
+	if json.Compact(&ca, a) != nil || json.Compact(&cb, b) != nil {
+		return false
+	}
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}

@@ -1,0 +1,271 @@
+package claudecode
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/mnemo-dev/mnemo/memory/privacy"
+)
+
+// Translate's errors: the payload maps onto no daemon call.
+var (
+	// ErrUnhandledEvent is an event Mnemo does not hook.
+	ErrUnhandledEvent = errors.New("event not handled")
+	// ErrSkippedTool is a tool run that is not recorded (privacy.Skipped).
+	ErrSkippedTool = errors.New("tool skipped")
+	// ErrInvalidPayload is a payload the daemon would refuse (no session_id).
+	ErrInvalidPayload = errors.New("invalid hook payload")
+)
+
+// PrivateMarker is the prompt the hook sends for a prompt that is entirely
+// private (privacy.IsFullyPrivate). The daemon decides privacy from the
+// prompt text: an empty private element keeps IsFullyPrivate true there, so
+// the turn is counted and stores nothing, while nothing of the original
+// (not even its length) leaves the hook. An empty prompt would be read as a
+// media prompt, not a private one.
+const PrivateMarker = "<private></private>"
+
+// SessionStartParams is the params of mnemo/sessionStart.
+type SessionStartParams struct {
+	ContentSessionID string `json:"contentSessionId"`
+	Cwd              string `json:"cwd"`
+	Source           string `json:"source,omitempty"`
+	Platform         string `json:"platform"`
+	EventKey         string `json:"eventKey,omitempty"`
+}
+
+// SessionStartResult is the result of mnemo/sessionStart.
+type SessionStartResult struct {
+	SessionID      uint64   `json:"sessionId"`
+	Project        string   `json:"project"`
+	Context        string   `json:"context"`
+	ObservationIDs []uint64 `json:"observationIds"`
+	Bytes          int      `json:"bytes"`
+}
+
+// UserPromptParams is the params of mnemo/userPromptSubmit.
+type UserPromptParams struct {
+	ContentSessionID string `json:"contentSessionId"`
+	Cwd              string `json:"cwd"`
+	Prompt           string `json:"prompt"`
+	Platform         string `json:"platform"`
+	EventKey         string `json:"eventKey,omitempty"`
+}
+
+// ToolUseParams is the params of mnemo/postToolUse. ToolInput and
+// ToolResponse are the tool's own JSON, cleaned.
+type ToolUseParams struct {
+	ContentSessionID string          `json:"contentSessionId"`
+	Cwd              string          `json:"cwd"`
+	ToolName         string          `json:"toolName"`
+	ToolInput        json.RawMessage `json:"toolInput,omitempty"`
+	ToolResponse     json.RawMessage `json:"toolResponse,omitempty"`
+	ToolUseID        string          `json:"toolUseId,omitempty"`
+	Platform         string          `json:"platform"`
+	EventKey         string          `json:"eventKey,omitempty"`
+}
+
+// ToolFailure is the toolResponse a PostToolUseFailure becomes, so that the
+// observation records what failed and how ("Exit code 3\n…").
+type ToolFailure struct {
+	Error       string `json:"error"`
+	IsError     bool   `json:"isError"`
+	Interrupted bool   `json:"interrupted"`
+}
+
+// StopParams is the params of mnemo/stop.
+type StopParams struct {
+	ContentSessionID     string `json:"contentSessionId"`
+	LastUserMessage      string `json:"lastUserMessage,omitempty"`
+	LastAssistantMessage string `json:"lastAssistantMessage,omitempty"`
+	TranscriptPath       string `json:"transcriptPath,omitempty"`
+	EventKey             string `json:"eventKey,omitempty"`
+}
+
+// SessionEndParams is the params of mnemo/sessionEnd.
+type SessionEndParams struct {
+	ContentSessionID string `json:"contentSessionId"`
+	Reason           string `json:"reason,omitempty"`
+	EventKey         string `json:"eventKey,omitempty"`
+}
+
+// TranslateOptions are the inputs of Translate besides the payload.
+type TranslateOptions struct {
+	// EventKey is the call's idempotency key (NewEventKey).
+	EventKey string
+	// SkipTools lists the tools not recorded; nil means
+	// privacy.DefaultSkipTools. RunHook passes SkipTools().
+	SkipTools []string
+	// ReadTranscript reads the last messages of a transcript for Stop; nil
+	// means ReadTranscript.
+	ReadTranscript func(path string) (Transcript, error)
+	// Log receives warnings (many private tags, an unreadable transcript);
+	// nil discards them.
+	Log *slog.Logger
+}
+
+// Translate maps a payload onto the daemon call of its stage: the method
+// and its params (one of the *Params types, as a pointer). Text is
+// cleaned here, before anything leaves the process: the prompt and the
+// messages with privacy.Clean (an entirely private prompt becomes
+// PrivateMarker), the tool input and response with privacy.CleanJSON.
+//
+// Errors: ErrUnhandledEvent for an event not in Stages, ErrSkippedTool
+// for a tool in the skip list, ErrInvalidPayload for a payload without a
+// session_id or (PostToolUse) a tool_name.
+func Translate(p *Payload, o TranslateOptions) (method string, params any, err error) {
+	stage, ok := StageOf(p.HookEventName)
+	if !ok {
+		return "", nil, fmt.Errorf("%w: %q", ErrUnhandledEvent, p.HookEventName)
+	}
+	if p.SessionID == "" {
+		return "", nil, fmt.Errorf("%w: no session_id", ErrInvalidPayload)
+	}
+	log := o.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cwd := p.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+
+	switch stage.Event {
+	case EventSessionStart:
+		return stage.Method, &SessionStartParams{
+			ContentSessionID: p.SessionID,
+			Cwd:              cwd,
+			Source:           p.Source,
+			Platform:         Platform,
+			EventKey:         o.EventKey,
+		}, nil
+
+	case EventUserPromptSubmit:
+		prompt := PrivateMarker
+		if !privacy.IsFullyPrivate(p.Prompt) {
+			prompt = cleanText(log, "prompt", p.Prompt)
+		}
+		return stage.Method, &UserPromptParams{
+			ContentSessionID: p.SessionID,
+			Cwd:              cwd,
+			Prompt:           prompt,
+			Platform:         Platform,
+			EventKey:         o.EventKey,
+		}, nil
+
+	case EventPostToolUse, EventPostToolUseFailure:
+		if p.ToolName == "" {
+			return "", nil, fmt.Errorf("%w: no tool_name", ErrInvalidPayload)
+		}
+		skip := o.SkipTools
+		if skip == nil {
+			skip = privacy.DefaultSkipTools
+		}
+		if privacy.Skipped(p.ToolName, skip) {
+			return "", nil, fmt.Errorf("%w: %s", ErrSkippedTool, p.ToolName)
+		}
+		response := cleanJSON(log, "tool_response", p.ToolResponse)
+		if stage.Event == EventPostToolUseFailure {
+			response, _ = json.Marshal(ToolFailure{
+				Error:       cleanText(log, "error", p.Error),
+				IsError:     true,
+				Interrupted: p.IsInterrupt,
+			})
+		}
+		return stage.Method, &ToolUseParams{
+			ContentSessionID: p.SessionID,
+			Cwd:              cwd,
+			ToolName:         p.ToolName,
+			ToolInput:        cleanJSON(log, "tool_input", p.ToolInput),
+			ToolResponse:     response,
+			ToolUseID:        p.ToolUseID,
+			Platform:         Platform,
+			EventKey:         o.EventKey,
+		}, nil
+
+	case EventStop:
+		last := Transcript{LastAssistantMessage: p.LastAssistantMessage}
+		if p.TranscriptPath != "" {
+			read := o.ReadTranscript
+			if read == nil {
+				read = ReadTranscript
+			}
+			t, err := read(p.TranscriptPath)
+			switch {
+			case errors.Is(err, os.ErrNotExist):
+				// Not written (--no-session-persistence) or not yet.
+				log.Debug("no transcript", "err", err)
+			case err != nil:
+				log.Warn("read transcript", "err", err)
+			}
+			last.LastUserMessage = t.LastUserMessage
+			if last.LastAssistantMessage == "" {
+				last.LastAssistantMessage = t.LastAssistantMessage
+			}
+		}
+		return stage.Method, &StopParams{
+			ContentSessionID:     p.SessionID,
+			LastUserMessage:      cleanText(log, "lastUserMessage", last.LastUserMessage),
+			LastAssistantMessage: cleanText(log, "lastAssistantMessage", last.LastAssistantMessage),
+			TranscriptPath:       p.TranscriptPath,
+			EventKey:             o.EventKey,
+		}, nil
+
+	case EventSessionEnd:
+		return stage.Method, &SessionEndParams{
+			ContentSessionID: p.SessionID,
+			Reason:           p.Reason,
+			EventKey:         o.EventKey,
+		}, nil
+	}
+	return "", nil, fmt.Errorf("%w: %q", ErrUnhandledEvent, p.HookEventName)
+}
+
+// cleanText strips private tags and redacts secrets, warning when a text
+// carries unusually many tags.
+func cleanText(log *slog.Logger, field, s string) string {
+	stripped, n := privacy.Strip(s)
+	if n > privacy.WarnTags {
+		log.Warn("many private tags stripped", "field", field, "tags", n)
+	}
+	red, _ := privacy.Redact(stripped)
+	return red
+}
+
+// cleanJSON cleans every string of a JSON value. A value that is not JSON
+// (it cannot be: it came out of the payload's decoder) is cleaned as text
+// and sent as a JSON string. Absent and null values stay absent.
+func cleanJSON(log *slog.Logger, field string, raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	out, err := privacy.CleanJSON(raw)
+	if err == nil {
+		return out
+	}
+	log.Warn("clean JSON as text", "field", field, "err", err)
+	out, _ = json.Marshal(cleanText(log, field, string(raw)))
+	return out
+}
+
+// SkipTools returns the tools the hook does not record:
+// privacy.DefaultSkipTools plus the comma-separated names in
+// MNEMO_SKIP_TOOLS.
+func SkipTools() []string {
+	skip := privacy.DefaultSkipTools
+	env := os.Getenv("MNEMO_SKIP_TOOLS")
+	if strings.TrimSpace(env) == "" {
+		return skip
+	}
+	skip = append([]string(nil), skip...)
+	for name := range strings.SplitSeq(env, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			skip = append(skip, name)
+		}
+	}
+	return skip
+}

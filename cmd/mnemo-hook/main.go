@@ -1,0 +1,23 @@
+// Command mnemo-hook is Mnemo's Claude Code hook: `mnemo-hook [EVENT]`
+// reads the hook payload on stdin, hands it to the daemon and prints the
+// answer. It always exits 0; see claudecode.RunHook.
+package main
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+)
+
+func main() {
+	cfg := claudecode.HookConfig{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now}
+	if len(os.Args) > 1 {
+		cfg.Event = os.Args[1]
+	}
+	if home, err := claudecode.Home(); err == nil {
+		cfg.Home, cfg.DaemonCommand = home, claudecode.DaemonCommand(home)
+	}
+	os.Exit(claudecode.RunHook(context.Background(), cfg))
+}

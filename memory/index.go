@@ -1,0 +1,250 @@
+package memory
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// The search index is derived data: chromem-go and the keyword index live
+// in memory and are loaded from Badger at start. Each observation's vector
+// is stored under v/<id> with the embedder's id under meta/embedder, so a
+// restart reuses them and a change of embedder re-embeds everything, in
+// the background, with progress in the log and in Status.
+
+// docOf is what the index knows of an observation.
+func docOf(o *Observation) vector.Doc {
+	var b strings.Builder
+	for _, s := range []string{o.Subtitle, o.Narrative} {
+		if s != "" {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	}
+	for _, list := range [][]string{o.Facts, o.Concepts, o.FilesModified, o.FilesRead} {
+		for _, s := range list {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	}
+	if o.Request != "" {
+		b.WriteString(o.Request)
+	}
+	return vector.Doc{ID: o.ID, Project: o.Project, Type: o.Type, Files: o.Files(), Time: o.Time, Title: o.Title, Text: b.String()}
+}
+
+// indexState is the progress of (re-)embedding at start.
+type indexState struct {
+	pending atomic.Int64 // observations still to embed
+	total   atomic.Int64
+}
+
+// loadIndex fills the index from the store: observations with a vector of
+// the current embedder go in at once; the others are embedded by a
+// background goroutine that stores their vectors as it goes.
+func (m *Memory) loadIndex(ctx context.Context) error {
+	start := time.Now()
+	embedderID := m.index.EmbedderID()
+	var (
+		ready, missing []vector.Doc
+		reuse          bool
+	)
+	err := m.store.view(func(txn *badger.Txn) error {
+		if item, err := txn.Get(keyEmbed); err == nil {
+			v, _ := item.ValueCopy(nil)
+			reuse = string(v) == embedderID
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return err
+		}
+		vectors := map[uint64][]float32{}
+		if reuse {
+			err := scan(txn, pVector, false, func(item *badger.Item) error {
+				k := item.Key()
+				return item.Value(func(b []byte) error {
+					vectors[binary.BigEndian.Uint64(k[len(k)-8:])] = decodeVector(b)
+					return nil
+				})
+			})
+			if err != nil {
+				return err
+			}
+		}
+		return scan(txn, pObs, false, func(item *badger.Item) error {
+			var o Observation
+			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
+				return err
+			}
+			d := docOf(&o)
+			if v, ok := vectors[o.ID]; ok {
+				d.Vector = v
+				ready = append(ready, d)
+			} else {
+				missing = append(missing, d)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("load index: %w", err)
+	}
+	if err := m.index.Add(ctx, ready...); err != nil {
+		return fmt.Errorf("load index: %w", err)
+	}
+	if err := m.store.update(ctx, func(txn *badger.Txn) error { return txn.Set(keyEmbed, []byte(embedderID)) }); err != nil {
+		return err
+	}
+	m.log.Info("search index loaded", "observations", len(ready), "toEmbed", len(missing), "embedder", embedderID, "took", time.Since(start).Round(time.Millisecond))
+	if len(missing) > 0 {
+		m.indexing.total.Store(int64(len(missing)))
+		m.indexing.pending.Store(int64(len(missing)))
+		m.bg.Go(func() { m.embedMissing(m.bgCtx, missing) })
+	}
+	return nil
+}
+
+// embedMissing embeds docs in batches, indexing them and storing their
+// vectors, until done or ctx ends (the next start goes on from there).
+func (m *Memory) embedMissing(ctx context.Context, docs []vector.Doc) {
+	const batch = 64
+	for i := 0; i < len(docs); i += batch {
+		part := docs[i:min(i+batch, len(docs))]
+		if err := m.indexDocs(ctx, part); err != nil {
+			if ctx.Err() == nil {
+				m.log.Error("embed observations", "err", err)
+			}
+			return
+		}
+		left := m.indexing.pending.Add(-int64(len(part)))
+		if done := len(docs) - int(left); done%(batch*16) < batch || left == 0 {
+			m.log.Info("embedding observations", "done", done, "of", len(docs))
+		}
+	}
+}
+
+// indexDocs adds docs to the index and stores the vectors it computed.
+func (m *Memory) indexDocs(ctx context.Context, docs []vector.Doc) error {
+	if err := m.index.Add(ctx, docs...); err != nil {
+		return err
+	}
+	wb := m.store.db.NewWriteBatch()
+	defer wb.Cancel()
+	for _, d := range docs {
+		if d.Vector == nil {
+			continue
+		}
+		if err := wb.Set(idKey(pVector, d.ID), encodeVector(d.Vector)); err != nil {
+			return err
+		}
+	}
+	return wb.Flush()
+}
+
+// indexObservations adds freshly stored observations to the index. A
+// failure is logged: the observation is stored, and the next start indexes
+// it.
+func (m *Memory) indexObservations(ctx context.Context, obs []Observation) {
+	if len(obs) == 0 {
+		return
+	}
+	docs := make([]vector.Doc, len(obs))
+	for i := range obs {
+		docs[i] = docOf(&obs[i])
+	}
+	if err := m.indexDocs(ctx, docs); err != nil {
+		m.log.Error("index observations", "err", err)
+	}
+}
+
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 0, 4*len(v))
+	for _, f := range v {
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// Search ranks observations by keywords and meaning together (or lists
+// them newest first when there is no query), after the filters.
+func (m *Memory) Search(ctx context.Context, p SearchParams) (SearchResult, error) {
+	if err := p.Validate(); err != nil {
+		return SearchResult{}, err
+	}
+	limit := p.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Files: p.Files, Since: p.Since, Limit: limit}
+	if !p.Until.IsZero() {
+		q.Until = p.Until.Add(time.Nanosecond) // our until is inclusive
+	}
+	hits, err := m.index.Search(ctx, q)
+	if err != nil {
+		return SearchResult{}, fmt.Errorf("search: %w", err)
+	}
+	res := SearchResult{Hits: make([]Hit, 0, len(hits))}
+	err = m.store.view(func(txn *badger.Txn) error {
+		for _, h := range hits {
+			o, err := m.store.observation(txn, h.ID)
+			if errors.Is(err, ErrNotFound) {
+				continue // forgotten since the search
+			}
+			if err != nil {
+				return err
+			}
+			hit := hitOf(o)
+			hit.Score = h.Score
+			if h.Snippet != "" && p.Query != "" {
+				hit.Snippet = h.Snippet
+			}
+			res.Hits = append(res.Hits, hit)
+		}
+		return nil
+	})
+	res.Total = len(res.Hits)
+	return res, err
+}
+
+// Reindex embeds every observation again with the current embedder, in
+// the background (Status shows the progress), and rebuilds the keyword
+// index. It returns how many observations it will embed.
+func (m *Memory) Reindex(ctx context.Context) (int, error) {
+	if m.indexing.pending.Load() > 0 {
+		return 0, fmt.Errorf("reindex: %d observations are still being embedded; try again when Status shows none left", m.indexing.pending.Load())
+	}
+	var docs []vector.Doc
+	err := m.store.view(func(txn *badger.Txn) error {
+		return scan(txn, pObs, false, func(item *badger.Item) error {
+			var o Observation
+			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
+				return err
+			}
+			docs = append(docs, docOf(&o))
+			return nil
+		})
+	})
+	if err != nil {
+		return 0, fmt.Errorf("reindex: %w", err)
+	}
+	m.indexing.total.Store(int64(len(docs)))
+	m.indexing.pending.Store(int64(len(docs)))
+	m.bg.Go(func() { m.embedMissing(m.bgCtx, docs) })
+	return len(docs), nil
+}

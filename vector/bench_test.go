@@ -1,0 +1,184 @@
+package vector_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// benchCorpus makes n realistic memories from the evaluation set: each is an
+// observation of the set, in one of 10 projects, with a fact of its own
+// naming made-up functions and files, so the vocabulary grows with n as a
+// real store's does. Vectors come from the hashing embedder: the time of a
+// search does not depend on what the vectors mean.
+func benchCorpus(b *testing.B, n int) []vector.Doc {
+	b.Helper()
+	corpusMu.Lock()
+	defer corpusMu.Unlock()
+	if docs, ok := corpora[n]; ok {
+		return docs
+	}
+	s := loadEvalSet(b, "testdata/eval")
+	rng := rand.New(rand.NewPCG(uint64(n), 7))
+	docs := make([]vector.Doc, n)
+	for i := range docs {
+		base := s.docs[i%len(s.docs)]
+		d := base
+		d.ID = uint64(i + 1)
+		d.Project = fmt.Sprintf("project-%d", i%10)
+		d.Time = t0.Add(time.Duration(i) * time.Minute)
+		fn := fmt.Sprintf("handle%sRequest%d", []string{"Login", "Invoice", "Refund", "Upload", "Export"}[rng.IntN(5)], rng.IntN(n))
+		file := fmt.Sprintf("internal/pkg%d/file%d.go", rng.IntN(200), rng.IntN(n))
+		d.Text += fmt.Sprintf("\n%s in %s returned error E%04d after %d ms.", fn, file, rng.IntN(10000), rng.IntN(5000))
+		d.Files = append(slices.Clone(base.Files), file)
+		docs[i] = d
+	}
+	e := vector.NewHashEmbedder()
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 2 {
+				v, err := e.Embed(context.Background(), docs[i].Title+"\n"+docs[i].Text)
+				if err != nil {
+					panic(err)
+				}
+				docs[i].Vector = v
+			}
+		}()
+	}
+	wg.Wait()
+	corpora[n] = docs
+	return docs
+}
+
+var (
+	corpusMu sync.Mutex
+	corpora  = map[int][]vector.Doc{}
+)
+
+// reportLatency reports the median and 90th percentile of ds.
+func reportLatency(b *testing.B, ds []time.Duration) {
+	if len(ds) == 0 {
+		return
+	}
+	slices.Sort(ds)
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	b.ReportMetric(ms(ds[len(ds)/2]), "p50-ms")
+	b.ReportMetric(ms(ds[len(ds)*9/10]), "p90-ms")
+}
+
+// BenchmarkSearch measures Index.Search on 10k and 100k memories, within one
+// project (a tenth of the store) and across all, with the hashing embedder
+// and, when MNEMO_MODELS has it, the sentence encoder embedding the query.
+func BenchmarkSearch(b *testing.B) {
+	ctx := context.Background()
+	queries := loadEvalSet(b, "testdata/eval").queries
+	embedders := []vector.Embedder{vector.NewHashEmbedder()}
+	if m := benchUSELite(b); m != nil {
+		embedders = append(embedders, m)
+	}
+	for _, n := range []int{10_000, 100_000} {
+		docs := benchCorpus(b, n)
+		for _, e := range embedders {
+			ix := vector.NewIndex(e)
+			if err := ix.Add(ctx, docs...); err != nil {
+				b.Fatal(err)
+			}
+			for _, scope := range []string{"project", "all"} {
+				for _, mode := range []vector.Mode{vector.Hybrid, vector.Keyword, vector.Vector} {
+					b.Run(fmt.Sprintf("%dk/%s/%s/%s", n/1000, e.ID(), scope, mode), func(b *testing.B) {
+						var ds []time.Duration
+						i := 0
+						for b.Loop() {
+							q := vector.Query{Text: queries[i%len(queries)].Query, Mode: mode}
+							if scope == "project" {
+								q.Project = fmt.Sprintf("project-%d", i%10)
+							}
+							i++
+							start := time.Now()
+							if _, err := ix.Search(ctx, q); err != nil {
+								b.Fatal(err)
+							}
+							ds = append(ds, time.Since(start))
+						}
+						reportLatency(b, ds)
+					})
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkLoad measures a start-up load: Add of memories whose vectors are
+// stored, in one batch.
+func BenchmarkLoad(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		docs := benchCorpus(b, n)
+		b.Run(fmt.Sprintf("%dk", n/1000), func(b *testing.B) {
+			var ds []time.Duration
+			for b.Loop() {
+				ix := vector.NewIndex(vector.NewHashEmbedder())
+				start := time.Now()
+				if err := ix.Add(context.Background(), docs...); err != nil {
+					b.Fatal(err)
+				}
+				ds = append(ds, time.Since(start))
+				if ix.Len() != n {
+					b.Fatalf("Len %d", ix.Len())
+				}
+			}
+			reportLatency(b, ds)
+		})
+	}
+}
+
+// BenchmarkEmbed measures embedding a query and a whole observation.
+func BenchmarkEmbed(b *testing.B) {
+	s := loadEvalSet(b, "testdata/eval")
+	embedders := []vector.Embedder{vector.NewHashEmbedder()}
+	if m := benchUSELite(b); m != nil {
+		embedders = append(embedders, m)
+	}
+	texts := map[string][]string{}
+	for _, q := range s.queries {
+		texts["query"] = append(texts["query"], q.Query)
+	}
+	for _, d := range s.docs {
+		texts["observation"] = append(texts["observation"], d.Title+"\n"+d.Text+"\n"+strings.Join(d.Files, "\n"))
+	}
+	for _, e := range embedders {
+		for _, kind := range []string{"query", "observation"} {
+			b.Run(e.ID()+"/"+kind, func(b *testing.B) {
+				var ds []time.Duration
+				i := 0
+				for b.Loop() {
+					start := time.Now()
+					if _, err := e.Embed(context.Background(), texts[kind][i%len(texts[kind])]); err != nil {
+						b.Fatal(err)
+					}
+					ds = append(ds, time.Since(start))
+					i++
+				}
+				reportLatency(b, ds)
+			})
+		}
+	}
+}
+
+// benchUSELite returns the sentence encoder when MNEMO_MODELS has it.
+func benchUSELite(b *testing.B) vector.Embedder {
+	useLiteOnce.Do(loadUSELite)
+	if useLiteErr != nil {
+		return nil
+	}
+	return useLite
+}

