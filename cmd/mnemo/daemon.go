@@ -31,6 +31,7 @@ func daemonCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "idle-timeout", Value: DefaultIdleTimeout, Usage: "exit after this long with no client and no queued work (0: never)", EnvVars: []string{"MNEMO_IDLE_TIMEOUT"}},
 			&cli.StringFlag{Name: "log-file", Usage: "log here (default: stderr)"},
+			&cli.DurationFlag{Name: "spool-interval", Value: 10 * time.Second, Usage: "how often to ingest hook events spooled while the daemon runs", EnvVars: []string{"MNEMO_SPOOL_INTERVAL"}},
 		},
 		Action: func(c *cli.Context) error {
 			home, err := homeDir(c)
@@ -47,7 +48,7 @@ func daemonCommand() *cli.Command {
 				logw = f
 			}
 			log := newLogger(c, logw).With("pid", os.Getpid())
-			d := &Daemon{Main: Main{Home: home, Logger: log}, IdleTimeout: c.Duration("idle-timeout")}
+			d := &Daemon{Main: Main{Home: home, Logger: log}, IdleTimeout: c.Duration("idle-timeout"), SpoolInterval: c.Duration("spool-interval")}
 			return d.Run(c.Context)
 		},
 		Subcommands: []*cli.Command{
@@ -79,6 +80,9 @@ func daemonCommand() *cli.Command {
 type Daemon struct {
 	Main
 	IdleTimeout time.Duration
+	// SpoolInterval is how often hook events spooled while the daemon runs
+	// are ingested (they are always ingested at start).
+	SpoolInterval time.Duration
 
 	clients atomic.Int64
 	last    atomic.Int64 // unix nanos of the last client disconnect
@@ -158,12 +162,13 @@ func (d *Daemon) ingestSpool(ctx context.Context) error {
 	return err
 }
 
-// spoolInterval is how often a running daemon looks for events that hooks
-// spooled because it answered too slowly.
-const spoolInterval = 10 * time.Second
-
+// watchSpool ingests events that hooks spooled because this daemon
+// answered too slowly.
 func (d *Daemon) watchSpool(ctx context.Context) {
-	t := time.NewTicker(spoolInterval)
+	if d.SpoolInterval <= 0 {
+		return
+	}
+	t := time.NewTicker(d.SpoolInterval)
 	defer t.Stop()
 	for {
 		select {

@@ -8,8 +8,10 @@ import (
 	"testing"
 )
 
-// mnemoBin is the mnemo binary built from this tree for the tests.
-var mnemoBin string
+// mnemoBin and hookBin are the binaries built from this tree for the
+// tests, side by side (the hook starts the mnemo next to it). mnemo has the
+// race detector, so the daemon's concurrency is checked too.
+var mnemoBin, hookBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "mnemo-bin-")
@@ -22,6 +24,14 @@ func TestMain(m *testing.M) {
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build mnemo:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	hookBin = filepath.Join(dir, "mnemo-hook")
+	build = exec.Command("go", "build", "-o", hookBin, "../mnemo-hook")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build mnemo-hook:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
@@ -56,6 +66,8 @@ func newTestEnv(t *testing.T) *testEnv {
 // environ is the environment of a mnemo process: the current one with the
 // test's folders, so nothing touches the real home.
 func (e *testEnv) environ(extra ...string) []string {
-	env := append(os.Environ(), "MNEMO_HOME="+e.home, "HOME="+e.userHome, "XDG_DATA_HOME="+filepath.Join(e.userHome, ".local", "share"), "MNEMO_IDLE_TIMEOUT=2m")
+	env := append(os.Environ(), "MNEMO_HOME="+e.home, "HOME="+e.userHome, "XDG_DATA_HOME="+filepath.Join(e.userHome, ".local", "share"), "MNEMO_IDLE_TIMEOUT=2m",
+		// A race-enabled binary sleeps a second at exit unless told not to.
+		"GORACE=atexit_sleep_ms=0")
 	return append(env, extra...)
 }

@@ -1,0 +1,278 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// hookResult is one mnemo-hook process: its output, status and time.
+type hookResult struct {
+	stdout  string
+	code    int
+	elapsed time.Duration
+	err     error
+}
+
+// runHook runs mnemo-hook with a payload as Claude Code does: the event
+// name as argument, the payload on stdin.
+func runHook(env *testEnv, event string, payload map[string]any, extraEnv ...string) hookResult {
+	payload["hook_event_name"] = event
+	body, _ := json.Marshal(payload)
+	cmd := exec.Command(hookBin, event)
+	cmd.Env = env.environ(extraEnv...)
+	cmd.Dir = env.project
+	cmd.Stdin = bytes.NewReader(body)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	start := time.Now()
+	err := cmd.Run()
+	r := hookResult{stdout: out.String(), elapsed: time.Since(start)}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else {
+		r.err = err
+	}
+	return r
+}
+
+func toolPayload(env *testEnv, session, file string) map[string]any {
+	return map[string]any{
+		"session_id": session, "cwd": env.project, "transcript_path": filepath.Join(env.root, session+".jsonl"),
+		"tool_name": "Read", "tool_use_id": "toolu_" + strings.ReplaceAll(file, "/", "_"),
+		"tool_input":    map[string]any{"file_path": filepath.Join(env.project, file)},
+		"tool_response": map[string]any{"type": "text", "file": map[string]any{"filePath": filepath.Join(env.project, file), "numLines": 3}},
+	}
+}
+
+// mnemo runs the mnemo command line in env and returns its stdout.
+func mnemo(t *testing.T, env *testEnv, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(mnemoBin, args...)
+	cmd.Env = env.environ()
+	cmd.Dir = env.project
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("mnemo %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.String()
+}
+
+func stopDaemon(t *testing.T, env *testEnv) {
+	t.Helper()
+	cmd := exec.Command(mnemoBin, "daemon", "stop")
+	cmd.Env = env.environ()
+	cmd.Run()
+}
+
+type status struct {
+	PID    int `json:"pid"`
+	Counts struct {
+		Sessions, Observations, Queued int
+	} `json:"counts"`
+}
+
+func daemonStatus(t *testing.T, env *testEnv) status {
+	t.Helper()
+	var st status
+	if err := json.Unmarshal([]byte(mnemo(t, env, "status", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// waitObservations waits until the daemon holds want observations and an
+// empty queue.
+func waitObservations(t *testing.T, env *testEnv, want int, within time.Duration) status {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	var st status
+	for time.Now().Before(deadline) {
+		st = daemonStatus(t, env)
+		if st.Counts.Observations >= want && st.Counts.Queued == 0 {
+			return st
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("after %s: %+v, want %d observations and an empty queue", within, st.Counts, want)
+	return st
+}
+
+// filesStored returns how many observations name each file.
+func filesStored(t *testing.T, env *testEnv) map[string]int {
+	t.Helper()
+	var res struct {
+		Hits []struct {
+			Files []string `json:"files"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(mnemo(t, env, "search", "--json", "--limit", "1000")), &res); err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, h := range res.Hits {
+		for _, f := range h.Files {
+			n[f]++
+		}
+	}
+	return n
+}
+
+// Twenty hook processes for four sessions at once, against a daemon they
+// start themselves: one daemon, four sessions, every event stored exactly
+// once, every hook exits 0 with valid output.
+func TestConcurrentHooksOneDaemon(t *testing.T) {
+	env := newTestEnv(t)
+	t.Cleanup(func() { stopDaemon(t, env) })
+	const sessions, perSession = 4, 5
+	var wg sync.WaitGroup
+	results := make(chan hookResult, sessions*perSession)
+	for s := range sessions {
+		for e := range perSession {
+			wg.Go(func() {
+				results <- runHook(env, "PostToolUse", toolPayload(env, fmt.Sprintf("cc-conc-%d", s), fmt.Sprintf("s%d/file%d.go", s, e)), "MNEMO_SPOOL_INTERVAL=200ms")
+			})
+		}
+	}
+	wg.Wait()
+	close(results)
+	for r := range results {
+		if r.err != nil || r.code != 0 || strings.TrimSpace(r.stdout) != "{}" {
+			t.Errorf("hook: code %d, err %v, stdout %q", r.code, r.err, r.stdout)
+		}
+	}
+	st := waitObservations(t, env, sessions*perSession, 30*time.Second)
+	if st.Counts.Sessions != sessions || st.Counts.Observations != sessions*perSession {
+		t.Fatalf("counts = %+v, want %d sessions and %d observations", st.Counts, sessions, sessions*perSession)
+	}
+	for f, n := range filesStored(t, env) {
+		if n != 1 {
+			t.Errorf("%s stored %d times", f, n)
+		}
+	}
+	logs, _ := os.ReadFile(filepath.Join(env.home, "logs", "daemon.log"))
+	if n := strings.Count(string(logs), "daemon serving"); n != 1 {
+		t.Errorf("%d daemons served, want 1:\n%s", n, logs)
+	}
+}
+
+// The daemon killed (-9) while hooks fire: every hook still exits 0 within
+// its deadline, and after a restart every acknowledged or spooled event is
+// stored, once.
+func TestDaemonKilledWhileHooksFire(t *testing.T) {
+	env := newTestEnv(t)
+	t.Cleanup(func() { stopDaemon(t, env) })
+	first := daemonStatus(t, env) // starts the daemon
+	const writers, each = 4, 10
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		results []hookResult
+		killed  = make(chan struct{})
+	)
+	for w := range writers {
+		wg.Go(func() {
+			for e := range each {
+				if w == 0 && e == each/2 {
+					syscall.Kill(first.PID, syscall.SIGKILL)
+					close(killed)
+				}
+				r := runHook(env, "PostToolUse", toolPayload(env, fmt.Sprintf("cc-kill-%d", w), fmt.Sprintf("w%d/file%d.go", w, e)))
+				mu.Lock()
+				results = append(results, r)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	<-killed
+	// The budget of PostToolUse is 1 s after the payload is read; a loaded
+	// machine gets a second of slack for process start and timers.
+	for _, r := range results {
+		if r.err != nil || r.code != 0 || strings.TrimSpace(r.stdout) != "{}" {
+			t.Errorf("hook: code %d, err %v, stdout %q", r.code, r.err, r.stdout)
+		}
+		if r.elapsed > 2*time.Second {
+			t.Errorf("a hook took %s", r.elapsed)
+		}
+	}
+	// A hook after the kill may have started a new daemon; restart it
+	// anyway, so the spool is ingested at start.
+	stopDaemon(t, env)
+	st := waitObservations(t, env, writers*each, 30*time.Second)
+	if st.PID == first.PID {
+		t.Fatalf("the killed daemon %d still answers", first.PID)
+	}
+	stored := filesStored(t, env)
+	for w := range writers {
+		for e := range each {
+			f := fmt.Sprintf("w%d/file%d.go", w, e)
+			if stored[f] != 1 {
+				t.Errorf("%s stored %d times, want once", f, stored[f])
+			}
+		}
+	}
+	if st.Counts.Observations != writers*each {
+		t.Errorf("observations = %d, want %d", st.Counts.Observations, writers*each)
+	}
+	spooled, _ := os.ReadFile(filepath.Join(env.home, "logs", "hook.log"))
+	t.Logf("hook log after the kill (%d bytes); spool ingested: %v", len(spooled), strings.Contains(logsOf(env), "ingested the hook spool"))
+}
+
+func logsOf(env *testEnv) string {
+	b, _ := os.ReadFile(filepath.Join(env.home, "logs", "daemon.log"))
+	return string(b)
+}
+
+// The context comes back through the hook: SessionStart's additionalContext
+// names what an earlier session did.
+func TestHookSessionStartInjectsContext(t *testing.T) {
+	env := newTestEnv(t)
+	t.Cleanup(func() { stopDaemon(t, env) })
+	base := map[string]any{"session_id": "cc-ctx-1", "cwd": env.project}
+	with := func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	runHook(env, "SessionStart", with("source", "startup"))
+	runHook(env, "UserPromptSubmit", with("prompt", "fix the invoice rounding"))
+	runHook(env, "PostToolUse", toolPayload(env, "cc-ctx-1", "billing/rounding.go"))
+	runHook(env, "Stop", with("last_assistant_message", "Rounding fixed in billing/rounding.go."))
+	runHook(env, "SessionEnd", with("reason", "other"))
+	waitObservations(t, env, 1, 20*time.Second)
+	r := runHook(env, "SessionStart", map[string]any{"session_id": "cc-ctx-2", "cwd": env.project, "source": "startup"})
+	var out struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("hook output %q: %v", r.stdout, err)
+	}
+	ctx := out.HookSpecificOutput.AdditionalContext
+	if out.HookSpecificOutput.HookEventName != "SessionStart" || !strings.Contains(ctx, "<mnemo-context") || !strings.Contains(ctx, "billing/rounding.go") {
+		t.Fatalf("SessionStart output = %s", r.stdout)
+	}
+	sessions := mnemo(t, env, "sessions")
+	for _, want := range []string{"cc-ctx-1", "cc-ctx-2", "completed"} {
+		if !strings.Contains(sessions, want) {
+			t.Errorf("mnemo sessions lacks %q:\n%s", want, sessions)
+		}
+	}
+}
