@@ -403,3 +403,46 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	m.Close()
 	assertNotOnDisk(t, filepath.Dir(dir), "FORGETMARK-91")
 }
+
+// An export imported into another memory gives the same memories; a second
+// import of the same file changes nothing.
+func TestExportImportRoundTrip(t *testing.T) {
+	src := MustOpen(t, memory.Options{InMemory: true})
+	ctx := context.Background()
+	mustPrompt(t, src, "cc-exp", "tidy the cart")
+	mustTool(t, src, "cc-exp", "Read", readInput, readResponse)
+	src.Stop(ctx, memory.StopParams{ContentSessionID: "cc-exp", LastAssistantMessage: "tidied"})
+	src.Save(ctx, memory.SaveParams{Project: "shop", Text: "a saved note about taxes"})
+	waitIdle(t, src)
+	var buf strings.Builder
+	n, err := src.Export(ctx, &buf, true)
+	if err != nil || n == 0 {
+		t.Fatalf("export = %d, %v", n, err)
+	}
+	dst := MustOpen(t, memory.Options{InMemory: true})
+	res, err := dst.Import(ctx, strings.NewReader(buf.String()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Sessions != 1 || res.Prompts != 1 || res.Observations != 2 || res.Summaries != 1 {
+		t.Fatalf("import = %+v", res)
+	}
+	again, err := dst.Import(ctx, strings.NewReader(buf.String()), nil)
+	if err != nil || again.Observations != 0 || again.Duplicates != 2 || again.Sessions != 0 {
+		t.Fatalf("second import = %+v, %v; want only duplicates", again, err)
+	}
+	hits, _ := dst.Search(ctx, memory.SearchParams{Query: "taxes"})
+	if len(hits.Hits) == 0 || hits.Hits[0].Title != "a saved note about taxes" {
+		t.Fatalf("search after import = %+v", hits.Hits)
+	}
+	if s := mustSession(t, dst, "cc-exp"); s.MemorySessionID == "" || s.PromptCounter != 1 {
+		t.Fatalf("imported session = %+v", s)
+	}
+	if problems, _ := dst.Doctor(ctx); len(problems) != 0 {
+		t.Fatalf("doctor after import: %v", problems)
+	}
+	_, err = dst.Import(ctx, strings.NewReader(`{"kind":"observation","observation":{"project":"x"}}`+"\n"), nil)
+	if err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Fatalf("bad line: %v, want an error naming line 1", err)
+	}
+}

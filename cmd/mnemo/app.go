@@ -57,6 +57,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			uninstallCommand(),
 			modelCommand(),
 			reindexCommand(),
+			exportCommand(),
+			importCommand(),
 			searchCommand(),
 			timelineCommand(),
 			getCommand(),

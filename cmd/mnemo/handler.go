@@ -77,6 +77,8 @@ func newConnection(mem *memory.Memory, log *slog.Logger, home string) *connectio
 		n, err := mem.Reindex(ctx)
 		return ReindexResult{Observations: n}, err
 	})
+	handle(m, MethodExport, func(ctx context.Context, p ExportParams) (ExportResult, error) { return exportTo(ctx, mem, p) })
+	handle(m, MethodImport, func(ctx context.Context, p ImportParams) (memory.ImportResult, error) { return importFrom(ctx, mem, p) })
 	c.editor.Register(m)
 	var once sync.Once
 	rpc.HandleNotify(m, "exit", func(context.Context, struct{}) error {

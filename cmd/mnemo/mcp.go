@@ -1,8 +1,77 @@
 package main
 
-import "github.com/urfave/cli/v2"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
 
-// mcpCommand is replaced by the MCP server's command (issue 7).
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
+	"github.com/mnemo-dev/mnemo/rpc"
+)
+
 func mcpCommand() *cli.Command {
-	return &cli.Command{Name: "mcp", Usage: "serve memory tools over MCP (stdio)", Hidden: true}
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "serve memory tools to an agent over MCP (stdio): search, timeline, get_observations, save_memory, forget",
+		Description: "A Model Context Protocol server on stdin/stdout, a client of the daemon (started when\n" +
+			"needed). Claude Code runs it from the plugin's .mcp.json, or from ~/.claude.json after\n" +
+			"`mnemo install claude-code`. It logs to <home>/logs/mcp.log, never to stdout.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "log-file", Usage: "log here (default: <home>/logs/mcp.log)"},
+			&cli.StringFlag{Name: "project", Usage: "the default project for save_memory (default: this folder's)"},
+		},
+		Action: func(c *cli.Context) error {
+			home, err := homeDir(c)
+			if err != nil {
+				return err
+			}
+			logPath := c.String("log-file")
+			if logPath == "" {
+				logPath = defaultLogPath(home, "mcp")
+			}
+			f, err := openLogFile(logPath)
+			if err != nil {
+				return fmt.Errorf("open log file: %w", err)
+			}
+			defer f.Close()
+			log := newLogger(c, f).With("pid", os.Getpid())
+
+			dc := mcp.NewDaemonClient(func(ctx context.Context) (io.ReadWriteCloser, error) {
+				return dialDaemon(ctx, home, log, rpc.ClientMCP, true)
+			}, log)
+			defer dc.Close()
+			// Warm the daemon before the first tool call; a failure here is
+			// not fatal: every call dials again.
+			warm, cancel := context.WithTimeout(c.Context, 10*time.Second)
+			if err := dc.Connect(warm); err != nil {
+				log.Warn("daemon not reachable at start; tools retry on each call", "err", err)
+			}
+			cancel()
+
+			srv := mcp.NewServer(dc, mcp.Options{
+				Cwd:     mustGetwd(),
+				Project: c.String("project"),
+				Version: Version,
+				DaemonHelp: fmt.Sprintf("If it keeps failing, the user can run `mnemo daemon status` and `mnemo doctor`, "+
+					"and read %s and %s.", defaultLogPath(home, "daemon"), defaultLogPath(home, "daemon-start")),
+				Logger: log,
+			})
+			log.Info("mcp serving", "home", home, "version", Version)
+			err = srv.Run(c.Context, &sdk.StdioTransport{})
+			switch {
+			case err == nil, errors.Is(err, io.EOF), c.Context.Err() != nil:
+				log.Info("mcp stopped", "err", err)
+				return nil
+			default:
+				log.Error("mcp stopped", "err", err)
+				return err
+			}
+		},
+	}
 }

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mnemo-dev/mnemo/memory"
+)
+
+// Maintenance methods: the daemon owns the store, so it reads and writes
+// the files; the client names them.
+const (
+	MethodExport = "mnemo/export"
+	MethodImport = "mnemo/import"
+)
+
+// ExportParams names the file an export goes to.
+type ExportParams struct {
+	Path    string `json:"path"`
+	Vectors bool   `json:"vectors,omitempty"`
+}
+
+// Validate requires an absolute path.
+func (p *ExportParams) Validate() error {
+	if !filepath.IsAbs(p.Path) {
+		return &memory.FieldError{Field: "path", Reason: "must be an absolute path"}
+	}
+	return nil
+}
+
+// ExportResult counts the records written.
+type ExportResult struct {
+	Records int `json:"records"`
+}
+
+// ImportParams names the file to import.
+type ImportParams struct {
+	Path string `json:"path"`
+}
+
+// Validate requires an absolute path.
+func (p *ImportParams) Validate() error {
+	if !filepath.IsAbs(p.Path) {
+		return &memory.FieldError{Field: "path", Reason: "must be an absolute path"}
+	}
+	return nil
+}
+
+func exportTo(ctx context.Context, mem *memory.Memory, p ExportParams) (ExportResult, error) {
+	tmp, err := os.CreateTemp(filepath.Dir(p.Path), ".mnemo-export-*")
+	if err != nil {
+		return ExportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
+	}
+	defer os.Remove(tmp.Name())
+	n, err := mem.Export(ctx, tmp, p.Vectors)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p.Path)
+	}
+	return ExportResult{Records: n}, err
+}
+
+func importFrom(ctx context.Context, mem *memory.Memory, p ImportParams) (memory.ImportResult, error) {
+	f, err := os.Open(p.Path)
+	if err != nil {
+		return memory.ImportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
+	}
+	defer f.Close()
+	res, err := mem.Import(ctx, f, nil)
+	if err != nil {
+		return res, &memory.FieldError{Field: "path", Reason: err.Error()}
+	}
+	return res, nil
+}
+
+func exportCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "export",
+		Usage:     "write every session, prompt, observation and summary as JSON lines",
+		ArgsUsage: "<file>",
+		Flags:     []cli.Flag{&cli.BoolFlag{Name: "vectors", Usage: "include the embedding vectors"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return fmt.Errorf("export takes the file to write")
+			}
+			path, err := filepath.Abs(c.Args().First())
+			if err != nil {
+				return err
+			}
+			return call(c, MethodExport, ExportParams{Path: path, Vectors: c.Bool("vectors")}, func(w io.Writer, r *ExportResult) error {
+				_, err := fmt.Fprintf(w, "%d records written to %s\n", r.Records, path)
+				return err
+			})
+		},
+	}
+}
+
+func importCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "read an export (sessions already here are kept; nothing is stored twice)",
+		ArgsUsage: "<file>",
+		Action: func(c *cli.Context) error {
+			if c.NArg() != 1 {
+				return fmt.Errorf("import takes the file to read")
+			}
+			path, err := filepath.Abs(c.Args().First())
+			if err != nil {
+				return err
+			}
+			return call(c, MethodImport, ImportParams{Path: path}, func(w io.Writer, r *memory.ImportResult) error {
+				_, err := fmt.Fprintf(w, "imported %d sessions, %d prompts, %d observations, %d summaries (%d duplicates skipped)\n",
+					r.Sessions, r.Prompts, r.Observations, r.Summaries, r.Duplicates)
+				return err
+			})
+		},
+	}
+}

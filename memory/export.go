@@ -1,0 +1,281 @@
+package memory
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// Export and import move memory as JSON lines, one record a line:
+//
+//	{"kind":"session","session":{…}}
+//	{"kind":"prompt","prompt":{…}}
+//	{"kind":"observation","observation":{…},"embedder":"…","vector":[…]}
+//	{"kind":"summary","summary":{…}}
+//
+// Sessions come before what refers to them. The vector is included when
+// asked for, with the id of the embedder that made it.
+
+// Record is one line of an export.
+type Record struct {
+	Kind        string       `json:"kind"`
+	Session     *Session     `json:"session,omitempty"`
+	Prompt      *Prompt      `json:"prompt,omitempty"`
+	Observation *Observation `json:"observation,omitempty"`
+	Summary     *Summary     `json:"summary,omitempty"`
+	Embedder    string       `json:"embedder,omitempty"`
+	Vector      []float32    `json:"vector,omitempty"`
+}
+
+// Export writes every session, prompt, observation and summary to w.
+func (m *Memory) Export(ctx context.Context, w io.Writer, vectors bool) (int, error) {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	n := 0
+	embedder := m.index.EmbedderID()
+	err := m.store.view(func(txn *badger.Txn) error {
+		each := func(prefix []byte, fn func(raw []byte, key []byte) (Record, error)) error {
+			return scan(txn, prefix, false, func(item *badger.Item) error {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				return item.Value(func(b []byte) error {
+					rec, err := fn(b, item.Key())
+					if err != nil {
+						return err
+					}
+					n++
+					return enc.Encode(rec)
+				})
+			})
+		}
+		if err := each(pSession, func(b, _ []byte) (Record, error) {
+			var s Session
+			return Record{Kind: "session", Session: &s}, json.Unmarshal(b, &s)
+		}); err != nil {
+			return err
+		}
+		if err := each(pPrompt, func(b, _ []byte) (Record, error) {
+			var p Prompt
+			return Record{Kind: "prompt", Prompt: &p}, json.Unmarshal(b, &p)
+		}); err != nil {
+			return err
+		}
+		if err := each(pObs, func(b, _ []byte) (Record, error) {
+			var o Observation
+			if err := json.Unmarshal(b, &o); err != nil {
+				return Record{}, err
+			}
+			rec := Record{Kind: "observation", Observation: &o}
+			if vectors {
+				if item, err := txn.Get(idKey(pVector, o.ID)); err == nil {
+					v, _ := item.ValueCopy(nil)
+					rec.Vector, rec.Embedder = decodeVector(v), embedder
+				}
+			}
+			return rec, nil
+		}); err != nil {
+			return err
+		}
+		return each(pSummary, func(b, _ []byte) (Record, error) {
+			var s Summary
+			return Record{Kind: "summary", Summary: &s}, json.Unmarshal(b, &s)
+		})
+	})
+	if err != nil {
+		return n, fmt.Errorf("export: %w", err)
+	}
+	return n, bw.Flush()
+}
+
+// ImportResult counts what an import stored and what it already had.
+type ImportResult struct {
+	Sessions     int `json:"sessions"`
+	Prompts      int `json:"prompts"`
+	Observations int `json:"observations"`
+	Summaries    int `json:"summaries"`
+	Duplicates   int `json:"duplicates"`
+}
+
+// Import reads an export. Sessions are matched by contentSessionId (an
+// existing one is kept), records get new ids, and an observation whose
+// content is already stored for its session is skipped, so importing the
+// same file twice changes nothing. Bad lines stop the import with an error
+// naming the line; what was stored before it stays.
+func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int)) (ImportResult, error) {
+	var res ImportResult
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	sessions := map[uint64]*Session{} // old id → session in this store
+	// A transaction may hold 15% of a memtable: batches stay well below.
+	const batchRecords, batchBytes = 512, 256 << 10
+	var (
+		pending []Record
+		size    int
+		line    int
+	)
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		var docs []vector.Doc
+		err := m.store.update(ctx, func(txn *badger.Txn) error {
+			docs = docs[:0]
+			for _, rec := range pending {
+				if err := m.importRecord(txn, rec, sessions, &res, &docs); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		pending, size = pending[:0], 0
+		if err := m.indexDocs(ctx, docs); err != nil {
+			return err
+		}
+		if progress != nil {
+			progress(line)
+		}
+		return nil
+	}
+	for sc.Scan() {
+		line++
+		var rec Record
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return res, fmt.Errorf("import line %d: %w", line, err)
+		}
+		if err := rec.validate(); err != nil {
+			return res, fmt.Errorf("import line %d: %w", line, err)
+		}
+		pending = append(pending, rec)
+		size += len(sc.Bytes())
+		if len(pending) >= batchRecords || size >= batchBytes {
+			if err := flush(); err != nil {
+				return res, fmt.Errorf("import up to line %d: %w", line, err)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return res, fmt.Errorf("import line %d: %w", line+1, err)
+	}
+	if err := flush(); err != nil {
+		return res, fmt.Errorf("import: %w", err)
+	}
+	return res, nil
+}
+
+func (r *Record) validate() error {
+	switch {
+	case r.Kind == "session" && r.Session != nil && r.Session.ContentSessionID != "":
+	case r.Kind == "prompt" && r.Prompt != nil:
+	case r.Kind == "observation" && r.Observation != nil && r.Observation.Title != "":
+	case r.Kind == "summary" && r.Summary != nil:
+	default:
+		return &FieldError{"kind", fmt.Sprintf("%q does not match its record (a session needs a contentSessionId, an observation a title)", r.Kind)}
+	}
+	return nil
+}
+
+func (m *Memory) importRecord(txn *badger.Txn, rec Record, sessions map[uint64]*Session, res *ImportResult, docs *[]vector.Doc) error {
+	session := func(old uint64) (*Session, error) {
+		s, ok := sessions[old]
+		if !ok && old != 0 {
+			return nil, fmt.Errorf("a %s refers to session %d, which comes later or not at all", rec.Kind, old)
+		}
+		return s, nil
+	}
+	switch rec.Kind {
+	case "session":
+		in := *rec.Session
+		existing, err := m.store.sessionByContentID(txn, in.ContentSessionID)
+		switch {
+		case err == nil:
+			sessions[in.ID] = existing
+			return nil
+		case !errors.Is(err, ErrNotFound):
+			return err
+		}
+		id, err := m.store.next("session")
+		if err != nil {
+			return err
+		}
+		old := in.ID
+		in.ID = id
+		if err := txn.Set(key(pContentIdx, []byte(in.ContentSessionID)), be64(id)); err != nil {
+			return err
+		}
+		for _, ms := range in.MemorySessions {
+			if owner, err := getID(txn, key(pMemoryIdx, []byte(ms))); err == nil && owner != id {
+				return fmt.Errorf("memory session %s of %s belongs to another session here", ms, in.ContentSessionID)
+			}
+			if err := txn.Set(key(pMemoryIdx, []byte(ms)), be64(id)); err != nil {
+				return err
+			}
+		}
+		sessions[old] = &in
+		res.Sessions++
+		return m.store.putSession(txn, &in)
+	case "prompt":
+		s, err := session(rec.Prompt.SessionID)
+		if err != nil {
+			return err
+		}
+		p := *rec.Prompt
+		p.SessionID = s.ID
+		p.Text = m.clean(p.Text, MaxPromptBytes)
+		res.Prompts++
+		return m.store.putPrompt(txn, &p)
+	case "observation":
+		o := *rec.Observation
+		if o.SessionID != 0 {
+			s, err := session(o.SessionID)
+			if err != nil {
+				return err
+			}
+			o.SessionID, o.ContentSessionID = s.ID, s.ContentSessionID
+		}
+		if o.Time.IsZero() {
+			o.Time = time.Now()
+		}
+		m.scrubObservation(&o)
+		o.ID, o.Hash = 0, ""
+		stored, err := m.store.putObservation(txn, &o)
+		if err != nil {
+			return err
+		}
+		if !stored {
+			res.Duplicates++
+			return nil
+		}
+		res.Observations++
+		d := docOf(&o)
+		if rec.Embedder == m.index.EmbedderID() && len(rec.Vector) == m.index.Embedder().Dim() {
+			d.Vector = rec.Vector
+		}
+		*docs = append(*docs, d)
+		return nil
+	case "summary":
+		sum := *rec.Summary
+		if sum.SessionID != 0 {
+			s, err := session(sum.SessionID)
+			if err != nil {
+				return err
+			}
+			sum.SessionID, sum.ContentSessionID = s.ID, s.ContentSessionID
+		}
+		sum.ID = 0
+		res.Summaries++
+		return m.store.putSummary(txn, &sum)
+	}
+	return nil
+}
