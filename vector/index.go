@@ -162,7 +162,8 @@ type entry struct {
 	time       int64  // Unix nanoseconds, 0 when unknown
 	title      string
 	text       string
-	hasVector  bool
+	vector     []float32 // nil when the document has no embedding
+	invNorm    float32   // 1/|vector|
 }
 
 // Index ranks documents by keywords and by embeddings. Vectors live in
@@ -171,6 +172,7 @@ type entry struct {
 // Index is safe for concurrent use.
 type Index struct {
 	emb       Embedder
+	sketch    *sketcher // nil when chromem-go gets whole vectors
 	fusion    fusionWeights
 	embedFunc chromem.EmbeddingFunc
 	db        *chromem.DB
@@ -199,6 +201,7 @@ func NewIndex(e Embedder) *Index {
 		byID:      make(map[uint64]uint32),
 		kw:        newKeywordIndex(),
 		fusion:    semanticFusion,
+		sketch:    sketcherFor(e.Dim()),
 	}
 	if _, ok := e.(lexicalEmbedder); ok {
 		ix.fusion = lexicalFusion
@@ -268,15 +271,21 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 		if d.Vector == nil {
 			continue
 		}
+		first := d.Vector
+		if ix.sketch != nil {
+			if first = ix.sketch.sketch(d.Vector); first == nil {
+				continue
+			}
+		}
 		col, err := ix.collection(d.Project)
 		if err == nil {
-			err = col.AddDocument(ctx, chromem.Document{ID: docKey(d.ID), Embedding: d.Vector})
+			err = col.AddDocument(ctx, chromem.Document{ID: docKey(d.ID), Embedding: first})
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("doc %d: %w", d.ID, err))
 			continue
 		}
-		e.hasVector = true
+		e.vector, e.invNorm = d.Vector, invNorm(d.Vector)
 	}
 	ix.maybeCompact()
 	if len(errs) > 0 {
@@ -340,6 +349,15 @@ func embedText(d *Doc) string {
 	return b.String()
 }
 
+// invNorm returns 1/|v|.
+func invNorm(v []float32) float32 {
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	return float32(1 / math.Sqrt(ss))
+}
+
 // usableVector reports whether v has the right length, finite values and a
 // length to normalize.
 func usableVector(v []float32, dim int) bool {
@@ -368,7 +386,7 @@ func (ix *Index) Remove(ids ...uint64) {
 // removeSlot drops the document in slot. Callers hold the write lock.
 func (ix *Index) removeSlot(slot uint32) {
 	e := ix.slots[slot]
-	if e.hasVector {
+	if e.vector != nil {
 		if col := ix.cols[e.project]; col != nil {
 			// An id-only delete of an in-memory collection cannot fail.
 			_ = col.Delete(context.Background(), nil, nil, docKey(e.id))
@@ -608,19 +626,27 @@ func (ix *Index) scores() *[]float32 {
 }
 
 // vectorRanking returns the depth documents most similar to qv among those f
-// keeps, from the project's collection or from all of them.
+// keeps, from the project's collection or from all of them. chromem-go ranks
+// the sketches; the candidates are re-ranked by their full vectors.
 func (ix *Index) vectorRanking(ctx context.Context, qv []float32, project string, f *filter, depth int) ([]ranked, error) {
+	first := qv
+	if ix.sketch != nil {
+		if first = ix.sketch.sketch(qv); first == nil {
+			return nil, nil
+		}
+	}
 	cols := ix.cols
 	if project != "" {
 		cols = map[string]*chromem.Collection{project: ix.cols[project]}
 	}
-	// For the filters chromem cannot express, count what they keep in each
-	// collection, and fetch enough to still have depth hits after filtering.
+	// For the filters chromem-go cannot express, count what they keep in
+	// each collection, and fetch enough to still have the candidates wanted
+	// after filtering.
 	var kept map[string]int
 	if f.residual {
 		kept = make(map[string]int)
 		for _, e := range ix.slots {
-			if e != nil && e.hasVector && cols[e.project] != nil && f.keep(e) {
+			if e != nil && e.vector != nil && cols[e.project] != nil && f.keep(e) {
 				kept[e.project]++
 			}
 		}
@@ -634,20 +660,25 @@ func (ix *Index) vectorRanking(ctx context.Context, qv []float32, project string
 		if count == 0 {
 			continue // chromem-go errors on an empty collection
 		}
-		want := min(depth, count)
-		n := want
+		allowed := count
 		if f.residual {
-			m := kept[project]
-			want = min(depth, m)
-			if m == 0 {
+			if allowed = kept[project]; allowed == 0 {
 				continue
 			}
-			n = min(count, depth*count/m*3/2+depth)
 		}
+		want := min(depth, allowed)
+		candidates := want
+		if ix.sketch != nil {
+			candidates = min(allowed, max(candidateFactor*want, minCandidates))
+		}
+		n := candidates
+		if allowed < count {
+			n = candidates*count/allowed*3/2 + candidates
+		}
+		// chromem-go refuses n > Count, and n < 1.
+		n = max(1, min(n, count))
 		for {
-			// chromem-go refuses n > Count and errors on an empty collection;
-			// n is within 1..count here.
-			res, err := col.QueryEmbedding(ctx, qv, n, nil, nil)
+			res, err := col.QueryEmbedding(ctx, first, n, nil, nil)
 			if err != nil {
 				return nil, fmt.Errorf("vector query: %w", err)
 			}
@@ -662,10 +693,15 @@ func (ix *Index) vectorRanking(ctx context.Context, qv []float32, project string
 				if !ok || !f.keep(ix.slots[slot]) {
 					continue
 				}
-				rs = append(rs, ranked{slot, r.Similarity})
+				score := r.Similarity
+				if ix.sketch != nil {
+					e := ix.slots[slot]
+					score = dot(qv, e.vector) * e.invNorm
+				}
+				rs = append(rs, ranked{slot, score})
 				found++
 			}
-			if found >= want || n >= count {
+			if found >= candidates || n >= count {
 				break
 			}
 			rs = rs[:start]

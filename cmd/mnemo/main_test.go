@@ -67,6 +67,9 @@ func newTestEnv(t *testing.T) *testEnv {
 // test's folders, so nothing touches the real home.
 func (e *testEnv) environ(extra ...string) []string {
 	env := append(os.Environ(), "MNEMO_HOME="+e.home, "HOME="+e.userHome, "XDG_DATA_HOME="+filepath.Join(e.userHome, ".local", "share"), "MNEMO_IDLE_TIMEOUT=2m",
+		// No model: the transcripts must not depend on whether the sentence
+		// encoder is installed on this machine.
+		"MNEMO_MODELS="+filepath.Join(e.root, "no-models"),
 		// A race-enabled binary sleeps a second at exit unless told not to.
 		"GORACE=atexit_sleep_ms=0")
 	return append(env, extra...)

@@ -26,10 +26,7 @@ type Claude struct {
 	o      Options
 	system string
 	ledger *ledger
-
-	mu        sync.Mutex
-	decline   string    // why runs are declined now; "" when they are not
-	downUntil time.Time // runs decline at once until then
+	gate   *gate
 }
 
 // NewClaude makes the claude agent. It needs o.WorkDir; the budget spent
@@ -50,7 +47,8 @@ func NewClaude(o Options) (*Claude, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Claude{o: o, system: systemPrompt(o.ExtraSystemPrompt), ledger: l}, nil
+	g := &gate{name: KindClaude, now: o.Now, cooldown: o.Cooldown}
+	return &Claude{o: o, system: systemPrompt(o.ExtraSystemPrompt), ledger: l, gate: g}, nil
 }
 
 // Name implements memory.Agent.
@@ -62,9 +60,7 @@ func (c *Claude) AgentStatus() string {
 	if s := c.ledger.status(); s != "" {
 		return s
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.decline
+	return c.gate.status()
 }
 
 // Spent returns the tokens spent today and by a content session.
@@ -86,17 +82,16 @@ func (c *Claude) Run(ctx context.Context, in memory.AgentInput) (memory.AgentOut
 	if id == "" || len(in.Events) == 0 {
 		return memory.AgentOutput{}, errors.New("claude: a run needs a memory session id and events")
 	}
-	if err := c.available(); err != nil {
+	if err := c.gate.available(); err != nil {
 		return memory.AgentOutput{}, err
 	}
 	csid := in.Session.ContentSessionID
 	if spent := c.ledger.allow(csid); spent != "" {
-		c.setDecline("budget spent: "+spent, false)
-		return memory.AgentOutput{}, fmt.Errorf("claude: %w: %s", ErrBudgetSpent, spent)
+		return memory.AgentOutput{}, c.gate.spent(spent)
 	}
 	bin, err := c.binary()
 	if err != nil {
-		return memory.AgentOutput{}, c.down("claude binary not found: " + err.Error())
+		return memory.AgentOutput{}, c.gate.down("claude binary not found: " + err.Error())
 	}
 	for _, dir := range []string{c.o.WorkDir, c.o.ConfigDir} {
 		if dir == "" {
@@ -145,7 +140,7 @@ func (c *Claude) Run(ctx context.Context, in memory.AgentInput) (memory.AgentOut
 	if err != nil {
 		return memory.AgentOutput{}, fmt.Errorf("claude: %w", err)
 	}
-	c.setDecline("", false)
+	c.gate.ok()
 	return out, nil
 }
 
@@ -284,7 +279,7 @@ func (c *Claude) exec(ctx context.Context, bin string, args []string, stdin []by
 	began := c.o.Now()
 	if err := cmd.Start(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-			return runResult{}, c.down("cannot run claude: " + err.Error())
+			return runResult{}, c.gate.down("cannot run claude: " + err.Error())
 		}
 		return runResult{}, fmt.Errorf("claude: start: %w", err)
 	}
@@ -336,10 +331,8 @@ func (c *Claude) exec(ctx context.Context, bin string, args []string, stdin []by
 // Phrases of the CLI's failures.
 var (
 	refusedPhrases = []string{
-		"No conversation found with session ID",    // an unknown uuid
-		"does not match any session title",         // not a uuid (rule 8's legacy ids)
-		"--resume requires a valid session ID",     // the same, older wording
-		"is not a valid session ID",                // a malformed uuid
+		"No conversation found with session ID", // an unknown uuid
+		"does not match any session title",      // not a uuid, nor a session's title
 	}
 	authPhrases = []string{
 		"Invalid API key", "Please run /login", "authentication_error", "OAuth token has expired",
@@ -380,39 +373,11 @@ func (c *Claude) failure(run runResult, id string, resume bool) error {
 	case resume && has(refusedPhrases):
 		return fmt.Errorf("claude: resume %s: %w", id, memory.ErrResumeRefused)
 	case status == 401 || status == 403 || has(authPhrases):
-		return c.down("claude is not logged in: " + brief)
+		return c.gate.down("claude is not logged in: " + brief)
 	case status == 429 || has(limitPhrases):
-		return c.down("claude is rate-limited: " + brief)
+		return c.gate.down("claude is rate-limited: " + brief)
 	}
 	return fmt.Errorf("claude: exit %d: %s", run.exit, brief)
-}
-
-// down records that the CLI cannot be used: runs decline at once for the
-// cooldown, and the status says why.
-func (c *Claude) down(why string) error {
-	c.setDecline(why, true)
-	return fmt.Errorf("claude: %w: %s", ErrUnavailable, why)
-}
-
-func (c *Claude) setDecline(why string, cooldown bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.decline = why
-	if cooldown {
-		c.downUntil = c.o.Now().Add(c.o.Cooldown)
-	} else if why == "" {
-		c.downUntil = time.Time{}
-	}
-}
-
-// available declines at once during a cooldown.
-func (c *Claude) available() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.o.Now().Before(c.downUntil) {
-		return fmt.Errorf("claude: %w: %s", ErrUnavailable, c.decline)
-	}
-	return nil
 }
 
 // streamMsg is the part of a stream-json line the agent reads.

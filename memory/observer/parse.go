@@ -26,8 +26,8 @@ type Reply struct {
 // <fact>, <concept> and <file> items, or lines and commas when the items
 // have no tags; entities and CDATA are decoded.
 //
-// An observation needs a title, a narrative, a fact or a concept: one with
-// only a subtitle is dropped. Its type is normalized (aliases like "bug
+// An observation needs a title, a narrative or a fact: one with only a
+// subtitle or concepts is dropped. Its type is normalized (aliases like "bug
 // fix"); a missing or unknown type becomes "change" when it names modified
 // files and "discovery" otherwise, because types are a closed vocabulary
 // that searches filter by. Concepts are cut at the first colon ("gotcha:
@@ -294,7 +294,7 @@ func parseObservation(body string) (memory.Observation, bool) {
 	if _, ok := field(body, "files_modified"); !ok {
 		o.FilesModified = nil
 	}
-	if o.Title == "" && o.Narrative == "" && len(o.Facts) == 0 && len(o.Concepts) == 0 {
+	if o.Title == "" && o.Narrative == "" && len(o.Facts) == 0 {
 		return o, false
 	}
 	o.Type = normalizeType(line(get("type")), len(o.FilesModified) > 0)

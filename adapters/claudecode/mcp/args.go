@@ -29,8 +29,8 @@ func inputSchema[T any](tune func(props map[string]*jsonschema.Schema)) *jsonsch
 		panic(fmt.Sprintf("mcp: input schema of %T: %v", *new(T), err))
 	}
 	for _, p := range s.Properties {
-		if slices.Equal(p.Types, []string{"null", "array"}) {
-			p.Types, p.Type = nil, "array"
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Types, p.Type = nil, p.Types[1]
 		}
 	}
 	if tune != nil {
@@ -303,7 +303,7 @@ func parseWhen(s string, end bool, now time.Time) (time.Time, error) {
 	}
 	if m := ageRE.FindStringSubmatch(strings.ToLower(s)); m != nil {
 		n, err := strconv.Atoi(m[1])
-		if err == nil {
+		if err == nil && n <= 100_000 {
 			unit := map[string]time.Duration{"m": time.Minute, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
 			return now.Add(-time.Duration(n) * unit), nil
 		}
