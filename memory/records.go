@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -226,12 +225,4 @@ func (s *Store) sessionObservations(txn *badger.Txn, sid uint64, promptNumber in
 		return nil
 	})
 	return out, err
-}
-
-func (s *Store) putVector(txn *badger.Txn, id uint64, v []float32) error {
-	b := make([]byte, 0, 4*len(v))
-	for _, f := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
-	}
-	return txn.Set(idKey(pVector, id), b)
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // The worker drains the durable queue through the agent. An event leaves
@@ -194,9 +196,8 @@ func (m *Memory) process(ctx context.Context, ev Event) error {
 	if err == nil && out.MemorySessionID == "" {
 		err = errors.New("reported no memory session id")
 	}
-	var stored []Observation
 	if err == nil {
-		stored, err = m.commit(ctx, ev, out)
+		err = m.commit(ctx, ev, sess, out)
 	}
 	if err != nil {
 		return fmt.Errorf("agent %s: %w", agent.Name(), err)
@@ -204,7 +205,6 @@ func (m *Memory) process(ctx context.Context, ev Event) error {
 	m.mu.Lock()
 	delete(m.attempts, ev.ID)
 	m.mu.Unlock()
-	m.indexObservations(ctx, stored)
 	if err := m.audit(in, out); err != nil {
 		m.log.Warn("agent audit trail", "memorySession", out.MemorySessionID, "err", err)
 	}
@@ -217,11 +217,37 @@ func (m *Memory) process(ctx context.Context, ev Event) error {
 // commit registers the memory session (rule 4: before anything made under
 // it is stored), stores what the agent produced and deletes the event, in
 // one transaction.
-func (m *Memory) commit(ctx context.Context, ev Event, out AgentOutput) ([]Observation, error) {
+func (m *Memory) commit(ctx context.Context, ev Event, sess *Session, out AgentOutput) error {
+	// The observations are indexed (and embedded) before the transaction
+	// that takes the event off the queue: once the queue is empty, search
+	// finds everything. What the transaction does not store leaves the
+	// index again.
+	obs := make([]Observation, len(out.Observations))
+	docs := make([]vector.Doc, len(out.Observations))
+	for i, o := range out.Observations {
+		id, err := m.store.next("obs")
+		if err != nil {
+			return err
+		}
+		o.ID, o.Hash = id, ""
+		o.SessionID, o.ContentSessionID, o.MemorySessionID = sess.ID, sess.ContentSessionID, out.MemorySessionID
+		o.PromptNumber, o.Project = ev.PromptNumber, sess.Project
+		if o.Source == "" {
+			o.Source = SourceAgent
+		}
+		if o.Time.IsZero() {
+			o.Time = ev.Time
+		}
+		m.scrubObservation(&o)
+		obs[i], docs[i] = o, docOf(&o)
+	}
+	if err := m.index.Add(ctx, docs...); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
+	var unstored []uint64
 	now := m.now()
-	var stored []Observation
 	err := m.store.update(ctx, func(txn *badger.Txn) error {
-		stored = stored[:0]
+		unstored = unstored[:0]
 		sess, err := m.store.session(txn, ev.SessionID)
 		if err != nil {
 			return err
@@ -235,25 +261,20 @@ func (m *Memory) commit(ctx context.Context, ev Event, out AgentOutput) ([]Obser
 				return err
 			}
 		}
-		for i := range out.Observations {
-			o := out.Observations[i]
-			o.ID = 0
-			o.SessionID, o.ContentSessionID, o.MemorySessionID = sess.ID, sess.ContentSessionID, out.MemorySessionID
-			o.PromptNumber, o.Project = ev.PromptNumber, sess.Project
-			if o.Source == "" {
-				o.Source = SourceAgent
-			}
-			if o.Time.IsZero() {
-				o.Time = ev.Time
-			}
-			m.scrubObservation(&o)
-			o.Hash = ""
+		for i := range obs {
+			o := obs[i]
 			ok, err := m.store.putObservation(txn, &o)
 			if err != nil {
 				return err
 			}
-			if ok {
-				stored = append(stored, o)
+			if !ok {
+				unstored = append(unstored, o.ID)
+				continue
+			}
+			if v := docs[i].Vector; v != nil {
+				if err := txn.Set(idKey(pVector, o.ID), encodeVector(v)); err != nil {
+					return err
+				}
 			}
 		}
 		if s := out.Summary; s != nil {
@@ -270,7 +291,14 @@ func (m *Memory) commit(ctx context.Context, ev Event, out AgentOutput) ([]Obser
 		}
 		return txn.Delete(idKey(pQueue, ev.ID))
 	})
-	return stored, err
+	if err != nil {
+		unstored = unstored[:0]
+		for _, o := range obs {
+			unstored = append(unstored, o.ID)
+		}
+	}
+	m.index.Remove(unstored...)
+	return err
 }
 
 // registerMemorySession records id as the session's current memory

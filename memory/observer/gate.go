@@ -1,0 +1,61 @@
+package observer
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// gate remembers why an agent declines runs: a spent budget (until the
+// budget allows again) or an unavailable model (runs decline at once for
+// a cooldown, without trying).
+type gate struct {
+	name     string
+	now      func() time.Time
+	cooldown time.Duration
+
+	mu        sync.Mutex
+	decline   string    // why runs are declined now; "" when they are not
+	downUntil time.Time // runs decline at once until then
+}
+
+// available returns an error wrapping ErrUnavailable during a cooldown.
+func (g *gate) available() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.now().Before(g.downUntil) {
+		return fmt.Errorf("%s: %w: %s", g.name, ErrUnavailable, g.decline)
+	}
+	return nil
+}
+
+// down starts a cooldown and returns the error that declines the run.
+func (g *gate) down(why string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.decline, g.downUntil = why, g.now().Add(g.cooldown)
+	return fmt.Errorf("%s: %w: %s", g.name, ErrUnavailable, why)
+}
+
+// spent records a spent budget and returns the error that declines the
+// run.
+func (g *gate) spent(what string) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.decline = "budget spent: " + what
+	return fmt.Errorf("%s: %w: %s", g.name, ErrBudgetSpent, what)
+}
+
+// ok records a run that worked.
+func (g *gate) ok() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.decline, g.downUntil = "", time.Time{}
+}
+
+// status is why runs are declined, or "".
+func (g *gate) status() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.decline
+}
