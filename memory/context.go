@@ -1,8 +1,11 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,78 +43,147 @@ func (m *Memory) Context(ctx context.Context, p ContextParams) (ContextResult, e
 	return m.buildContext(ctx, m.project(p.Project, p.Cwd), p.Cwd, "", "")
 }
 
+// Context selection: the newest contextPool observations of the project
+// are scored, the best fill the budget, and they are listed newest first.
+const contextPool = 400
+
+// typeWeight says how much an observation of each type is worth
+// re-reading at the start of a session: what changed and why beats what
+// was looked at.
+var typeWeight = map[string]float64{
+	TypeBugfix: 1, TypeDecision: 1, TypeSecurity: 1, TypeNote: 1, TypeFeature: 0.9,
+	TypeRefactor: 0.8, TypeChange: 0.7, TypeDiscovery: 0.45,
+}
+
+// candidate is an observation considered for the context, with its score
+// and the reasons for it.
+type candidate struct {
+	o       Observation
+	score   float64
+	reasons []string
+}
+
+// scoreContext scores observations (newest first) for a session in cwd:
+// recency (by rank), the worth of the type, files modified in the last
+// summary's turn, and files under the working directory.
+func scoreContext(obs []Observation, recent map[string]bool, under string) []candidate {
+	out := make([]candidate, 0, len(obs))
+	for rank, o := range obs {
+		c := candidate{o: o}
+		recency := 1 / (1 + float64(rank)/20)
+		w, ok := typeWeight[o.Type]
+		if !ok {
+			w = 0.7
+		}
+		if o.Source == SourceSaved {
+			w *= 1.2
+			c.reasons = append(c.reasons, "saved on purpose")
+		}
+		c.score = recency * w
+		c.reasons = append(c.reasons, fmt.Sprintf("%s, #%d newest", o.Type, rank+1))
+		for _, f := range o.Files() {
+			if recent[f] {
+				c.score += 0.5
+				c.reasons = append(c.reasons, "touches "+f+", modified in the last session")
+				break
+			}
+		}
+		if under != "" {
+			for _, f := range o.Files() {
+				if strings.HasPrefix(f, under+"/") {
+					c.score += 0.3
+					c.reasons = append(c.reasons, "under the working directory "+under)
+					break
+				}
+			}
+		}
+		out = append(out, c)
+	}
+	slices.SortStableFunc(out, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
+	return out
+}
+
 // buildContext makes the compact, size-budgeted index of a project's
-// memory: the last summary, then the most recent observations, one line
-// each, with the ids to fetch more. When csid is set the injection is
-// recorded.
+// memory: the last summary, then the most useful recent observations, one
+// line each, with the ids to fetch more. When csid is set the injection is
+// recorded with the reason for each observation.
 func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source string) (ContextResult, error) {
 	res := ContextResult{Project: project, ObservationIDs: []uint64{}}
 	budget := m.opts.ContextBytes
 	var (
-		head strings.Builder
-		rows []string
-		inj  = Injection{ContentSessionID: csid, Project: project, Source: source}
+		head   strings.Builder
+		inj    = Injection{ContentSessionID: csid, Project: project, Source: source}
+		recent = map[string]bool{}
 	)
 	fmt.Fprintf(&head, "<%s project=%q>\n# Memory of %s\n", ContextTag, project, project)
 	err := m.store.view(func(txn *badger.Txn) error {
 		sum, err := m.lastSummary(txn, project)
-		if err != nil {
+		if err != nil || sum == nil {
 			return err
 		}
-		if sum != nil {
-			fmt.Fprintf(&head, "\n## Last session (%s)\n", fmtTime(sum.Time))
-			for _, f := range []struct{ label, text string }{
-				{"Request", sum.Request}, {"Completed", sum.Completed}, {"Learned", sum.Learned},
-				{"Next steps", sum.NextSteps},
-			} {
-				if t := strings.TrimSpace(f.text); t != "" {
-					fmt.Fprintf(&head, "- %s: %s\n", f.label, clip(strings.ReplaceAll(t, "\n", " "), 300))
-				}
+		fmt.Fprintf(&head, "\n## Last session (%s)\n", fmtTime(sum.Time))
+		for _, f := range []struct{ label, text string }{
+			{"Request", sum.Request}, {"Completed", sum.Completed}, {"Learned", sum.Learned},
+			{"Next steps", sum.NextSteps},
+		} {
+			if t := strings.TrimSpace(f.text); t != "" {
+				fmt.Fprintf(&head, "- %s: %s\n", f.label, clip(strings.ReplaceAll(t, "\n", " "), 300))
 			}
-			if len(sum.FilesModified) > 0 {
-				fmt.Fprintf(&head, "- Files modified: %s\n", clip(strings.Join(sum.FilesModified, ", "), 300))
-			}
+		}
+		if len(sum.FilesModified) > 0 {
+			fmt.Fprintf(&head, "- Files modified: %s\n", clip(strings.Join(sum.FilesModified, ", "), 300))
+		}
+		for _, f := range sum.FilesModified {
+			recent[f] = true
 		}
 		return nil
 	})
 	if err != nil {
 		return res, fmt.Errorf("build context: %w", err)
 	}
-	const footer = "\nFetch details with the mnemo search, timeline and get tools (or `mnemo get <id>`).\n"
-	closing := "</" + ContextTag + ">\n"
-	used := head.Len() + len("\n## Recent observations (id · time · type · title)\n") + len(footer) + len(closing)
+	var pool []Observation
 	seen := map[string]bool{}
 	err = m.eachObservation(ctx, project, func(o *Observation) error {
 		title := strings.TrimSpace(o.Title)
 		if title == "" || seen[title] {
-			return nil
-		}
-		row := fmt.Sprintf("- #%d · %s · %s · %s", o.ID, fmtTime(o.Time), o.Type, clip(title, 140))
-		if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
-			row += " (" + clip(strings.Join(files, ", "), 80) + ")"
-		}
-		row += "\n"
-		if used+len(row) > budget {
-			return errStop
+			return nil // the newest of the same title stands for all
 		}
 		seen[title] = true
-		used += len(row)
-		rows = append(rows, row)
-		res.ObservationIDs = append(res.ObservationIDs, o.ID)
-		inj.Items = append(inj.Items, InjectionItem{ID: o.ID, Reason: "recent in project"})
+		pool = append(pool, *o)
+		if len(pool) >= contextPool {
+			return errStop
+		}
 		return nil
 	})
 	if err != nil {
 		return res, fmt.Errorf("build context: %w", err)
 	}
+	const listHead = "\n## Recent observations (id · time · type · title)\n"
+	const footer = "\nFetch details with the mnemo search, timeline and get tools (or `mnemo get <id>`).\n"
+	closing := "</" + ContextTag + ">\n"
+	used := head.Len() + len(listHead) + len(footer) + len(closing)
+	var picked []candidate
+	for _, c := range scoreContext(pool, recent, subdirOf(cwd)) {
+		row := contextRow(&c.o)
+		if used+len(row) > budget {
+			continue // a shorter row may still fit
+		}
+		used += len(row)
+		picked = append(picked, c)
+	}
+	slices.SortFunc(picked, func(a, b candidate) int {
+		return cmp.Or(b.o.Time.Compare(a.o.Time), cmp.Compare(b.o.ID, a.o.ID))
+	})
 	var b strings.Builder
 	b.WriteString(head.String())
-	if len(rows) > 0 {
-		b.WriteString("\n## Recent observations (id · time · type · title)\n")
-		for _, r := range rows {
-			b.WriteString(r)
+	if len(picked) > 0 {
+		b.WriteString(listHead)
+		for _, c := range picked {
+			b.WriteString(contextRow(&c.o))
+			res.ObservationIDs = append(res.ObservationIDs, c.o.ID)
+			inj.Items = append(inj.Items, InjectionItem{ID: c.o.ID, Reason: strings.Join(c.reasons, "; ")})
 		}
-	} else if !strings.Contains(head.String(), "## Last session") {
+	} else if len(recent) == 0 && !strings.Contains(head.String(), "## Last session") {
 		b.WriteString("\nNo memories for this project yet.\n")
 	}
 	b.WriteString(footer)
@@ -125,6 +197,30 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		}
 	}
 	return res, nil
+}
+
+// contextRow is one observation's line in the context.
+func contextRow(o *Observation) string {
+	title := strings.TrimSpace(o.Title)
+	row := fmt.Sprintf("- #%d · %s · %s · %s", o.ID, fmtTime(o.Time), o.Type, clip(title, 140))
+	if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
+		row += " (" + clip(strings.Join(files, ", "), 80) + ")"
+	}
+	return row + "\n"
+}
+
+// subdirOf is the working directory relative to its repository's top
+// level ("" at the top or outside a repository).
+func subdirOf(cwd string) string {
+	if cwd == "" {
+		return ""
+	}
+	root := RootOf(cwd)
+	rel, err := filepath.Rel(root, cwd)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return ""
+	}
+	return filepath.ToSlash(rel)
 }
 
 func (m *Memory) recordInjection(ctx context.Context, inj *Injection) error {

@@ -14,26 +14,27 @@ func ProjectOf(cwd string) string {
 	if cwd == "" {
 		return ""
 	}
+	root := RootOf(cwd)
+	if main := worktreeMain(filepath.Join(root, ".git")); main != "" {
+		return filepath.Base(main)
+	}
+	return filepath.Base(root)
+}
+
+// RootOf returns the top level of the git repository holding cwd (the
+// folder with .git), or cwd itself outside a repository.
+func RootOf(cwd string) string {
 	dir := filepath.Clean(cwd)
 	for d := dir; ; {
-		gitPath := filepath.Join(d, ".git")
-		fi, err := os.Lstat(gitPath)
-		if err == nil {
-			if fi.IsDir() {
-				return filepath.Base(d)
-			}
-			if main := worktreeMain(gitPath); main != "" {
-				return filepath.Base(main)
-			}
-			return filepath.Base(d)
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
-			break
+			return dir
 		}
 		d = parent
 	}
-	return filepath.Base(dir)
 }
 
 // worktreeMain reads a .git file ("gitdir: <main>/.git/worktrees/<name>")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -444,5 +445,40 @@ func TestExportImportRoundTrip(t *testing.T) {
 	_, err = dst.Import(ctx, strings.NewReader(`{"kind":"observation","observation":{"project":"x"}}`+"\n"), nil)
 	if err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("bad line: %v, want an error naming line 1", err)
+	}
+}
+
+// With a tight budget the context keeps what is worth re-reading (fixes,
+// decisions, saved notes, files modified last time) over plain reads, and
+// the audit says why each observation went in.
+func TestContextPrefersUsefulObservations(t *testing.T) {
+	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { now = now.Add(time.Minute); return now }
+	m := MustOpen(t, memory.Options{InMemory: true, Now: clock, ContextBytes: 900})
+	ctx := context.Background()
+	fix, _ := m.Save(ctx, memory.SaveParams{Project: "shop", Type: "bugfix", Title: "Fixed the tax rounding in cart/tax.go", Text: "tax rounding fix", Files: []string{"cart/tax.go"}})
+	var reads []uint64
+	for i := range 30 {
+		r, _ := m.Save(ctx, memory.SaveParams{Project: "shop", Type: "discovery", Title: fmt.Sprintf("Read docs/page%02d.md", i), Text: fmt.Sprintf("read page %d", i)})
+		reads = append(reads, r.ID)
+	}
+	res, err := m.SessionStart(ctx, memory.SessionStartParams{ContentSessionID: "cc-useful", Cwd: "/src/shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Bytes > 900 {
+		t.Fatalf("context is %d bytes, budget 900", res.Bytes)
+	}
+	if !slices.Contains(res.ObservationIDs, fix.ID) {
+		t.Fatalf("the older fix #%d was crowded out by reads: %v\n%s", fix.ID, res.ObservationIDs, res.Context)
+	}
+	if slices.Contains(res.ObservationIDs, reads[0]) {
+		t.Fatalf("the oldest read #%d went in before newer ones", reads[0])
+	}
+	inj, _ := m.Injections(ctx, 1)
+	for _, it := range inj[0].Items {
+		if it.Reason == "" {
+			t.Fatalf("injection item without a reason: %+v", inj[0].Items)
+		}
 	}
 }
