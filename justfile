@@ -30,9 +30,10 @@ test: build model
     go test -race -count=1 ./...
     just test-node
 
-# The wire test with vscode-jsonrpc and the VS Code extension's lint, compile and tests.
+# The clients no one here wrote: vscode-jsonrpc, the MCP TypeScript SDK, and the VS Code extension's lint, compile and tests.
 test-node: build
     cd rpc/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
+    cd adapters/claudecode/mcp/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
     cd adapters/vscode/extension && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
 
 # Retrieval quality: recall@1/5/10 and MRR of keyword, vector and hybrid search against grep.

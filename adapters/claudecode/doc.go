@@ -31,8 +31,9 @@
 // Data lives in $MNEMO_HOME, never in the plugin's folder: Claude Code
 // replaces ${CLAUDE_PLUGIN_ROOT} on every plugin update.
 //
-// Registering Mnemo's MCP server (mnemo mcp) is separate from the hooks:
+// Mnemo's MCP server (mnemo mcp) is registered apart from the hooks:
 // current Claude Code reads MCP servers from ~/.claude.json, a project's
-// .mcp.json or a plugin's .mcp.json, not from settings.json, so Install
-// does not write an mcpServers entry.
+// .mcp.json or a plugin's .mcp.json, not from settings.json. InstallMCP and
+// UninstallMCP edit those files (MCPConfigPath) the way Install edits the
+// settings.
 package claudecode

@@ -130,7 +130,7 @@ func Install(path string, o InstallOptions) (Result, error) {
 		return Result{}, fmt.Errorf("install: the hook must be an absolute path to %s, not %q", HookBinary, o.HookPath)
 	}
 	groups := HookGroups(o.HookPath)
-	return edit(path, o.Now, func(hooks *object, r *Result) error {
+	return edit(path, "hooks", o.Now, func(hooks *object, r *Result) error {
 		for _, s := range Stages {
 			group, err := marshalJSON(groups[s.Event])
 			if err != nil {
@@ -171,7 +171,7 @@ func Install(path string, o InstallOptions) (Result, error) {
 // else changes. Backup, atomic write and refusal of invalid files are as
 // for Install. A missing file is no error.
 func Uninstall(path string) (Result, error) {
-	return edit(path, nil, func(hooks *object, r *Result) error {
+	return edit(path, "hooks", nil, func(hooks *object, r *Result) error {
 		for i := 0; i < len(*hooks); i++ {
 			m := (*hooks)[i]
 			list, err := eventList(path, m.key, m.value)
@@ -201,9 +201,10 @@ func Uninstall(path string) (Result, error) {
 	})
 }
 
-// edit reads the settings at path, lets change edit its hooks object, and
-// writes the file back if anything changed.
-func edit(path string, now func() time.Time, change func(hooks *object, r *Result) error) (Result, error) {
+// edit reads the settings at path, lets change edit the object under the
+// top-level key (hooks, mcpServers), and writes the file back if anything
+// changed.
+func edit(path, key string, now func() time.Time, change func(hooks *object, r *Result) error) (Result, error) {
 	if now == nil {
 		now = time.Now
 	}
@@ -225,11 +226,11 @@ func edit(path string, now func() time.Time, change func(hooks *object, r *Resul
 	if err != nil {
 		return r, err
 	}
-	hooksRaw, hadHooks := root.get("hooks")
+	hooksRaw, hadHooks := root.get(key)
 	var hooks object
 	if hadHooks && string(hooksRaw) != "null" {
 		if hooks, err = parseObject(hooksRaw); err != nil {
-			return r, fmt.Errorf("%w: %s: \"hooks\" is not an object", ErrInvalidSettings, real)
+			return r, fmt.Errorf("%w: %s: %q is not an object", ErrInvalidSettings, real, key)
 		}
 	}
 	if err := change(&hooks, &r); err != nil {
@@ -237,9 +238,9 @@ func edit(path string, now func() time.Time, change func(hooks *object, r *Resul
 	}
 	switch {
 	case len(hooks) > 0:
-		root.set("hooks", hooks.marshal())
+		root.set(key, hooks.marshal())
 	case hadHooks && len(r.Removed) > 0:
-		root.del("hooks")
+		root.del(key)
 	}
 
 	out := root.marshal()
@@ -557,4 +558,62 @@ func equalJSON(a, b []byte) bool {
 		return false
 	}
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// MCPServerName is the name Mnemo's MCP server is registered under; its
+// tools are then mcp__mnemo__search and so on.
+const MCPServerName = "mnemo"
+
+// MCPConfigPath returns the file Claude Code reads MCP servers from for a
+// scope: for ScopeUser (and ScopeLocal) ~/.claude.json, or
+// $CLAUDE_CONFIG_DIR/.claude.json when that is set; for ScopeProject
+// <projectDir>/.mcp.json.
+func MCPConfigPath(scope, projectDir, home string) (string, error) {
+	switch scope {
+	case ScopeUser, ScopeLocal:
+		if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+			return filepath.Join(dir, ".claude.json"), nil
+		}
+		return filepath.Join(home, ".claude.json"), nil
+	case ScopeProject:
+		return filepath.Join(projectDir, ".mcp.json"), nil
+	}
+	return "", fmt.Errorf("%w: %q", ErrUnknownScope, scope)
+}
+
+// InstallMCP registers `<mnemoPath> mcp` as the stdio MCP server "mnemo"
+// in the file at path (see MCPConfigPath), keeping every other key and
+// server, with the same backup, atomic write and refusal of invalid files
+// as Install. A second InstallMCP changes nothing.
+func InstallMCP(path, mnemoPath string, now func() time.Time) (Result, error) {
+	if !filepath.IsAbs(mnemoPath) {
+		return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", mnemoPath)
+	}
+	entry, err := marshalJSON(map[string]any{"type": "stdio", "command": mnemoPath, "args": []string{"mcp"}, "env": map[string]string{}})
+	if err != nil {
+		return Result{}, err
+	}
+	return edit(path, "mcpServers", now, func(servers *object, r *Result) error {
+		old, had := servers.get(MCPServerName)
+		switch {
+		case !had:
+			r.Added = append(r.Added, "mcpServers."+MCPServerName)
+		case !equalJSON(old, entry):
+			r.Updated = append(r.Updated, "mcpServers."+MCPServerName)
+		}
+		servers.set(MCPServerName, entry)
+		return nil
+	})
+}
+
+// UninstallMCP removes the "mnemo" MCP server from the file at path, and
+// nothing else. A missing file is no error.
+func UninstallMCP(path string) (Result, error) {
+	return edit(path, "mcpServers", nil, func(servers *object, r *Result) error {
+		if _, had := servers.get(MCPServerName); had {
+			servers.del(MCPServerName)
+			r.Removed = append(r.Removed, "mcpServers."+MCPServerName)
+		}
+		return nil
+	})
 }

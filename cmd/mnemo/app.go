@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,11 +9,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/privacy"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -123,7 +126,14 @@ func (m *Main) Open(ctx context.Context) error {
 	if err := os.MkdirAll(m.Home, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", m.Home, err)
 	}
-	emb, notice := vector.DefaultEmbedder(modelsDir(m.Home))
+	cfg, _, err := loadConfig(m.Home)
+	if err != nil {
+		return err
+	}
+	emb, notice, err := openEmbedder(ctx, cfg.Embedder, modelsDir(m.Home))
+	if err != nil {
+		return err
+	}
 	if notice != "" {
 		m.Logger.Warn(notice)
 	}
@@ -133,6 +143,8 @@ func (m *Main) Open(ctx context.Context) error {
 		Agent:          m.Agent,
 		Embedder:       emb,
 		EmbedderNotice: notice,
+		ContextBytes:   cfg.ContextBytes,
+		SkipTools:      append(slices.Clone(privacy.DefaultSkipTools), cfg.SkipTools...),
 		Version:        Version,
 		Logger:         m.Logger,
 	})
@@ -154,6 +166,29 @@ func (m *Main) Close() error {
 	err := m.Memory.Close()
 	m.Memory = nil
 	return err
+}
+
+// openEmbedder makes the embedder a setting names: "default" (the sentence
+// encoder when its weights are installed, else hashing with a notice),
+// "hash", "ollama:<model>@<url>" or "openai:<model>@<url>" (the key from
+// OPENAI_API_KEY).
+func openEmbedder(ctx context.Context, spec, models string) (vector.Embedder, string, error) {
+	kind, rest, _ := strings.Cut(spec, ":")
+	model, url, _ := strings.Cut(rest, "@")
+	switch kind {
+	case "", "default":
+		emb, notice := vector.DefaultEmbedder(models)
+		return emb, notice, nil
+	case "hash":
+		return vector.NewHashEmbedder(), "", nil
+	case "ollama":
+		emb, err := vector.OpenOllama(ctx, cmp.Or(url, "http://127.0.0.1:11434"), model)
+		return emb, "", err
+	case "openai":
+		emb, err := vector.OpenOpenAICompat(ctx, url, os.Getenv("OPENAI_API_KEY"), model)
+		return emb, "", err
+	}
+	return nil, "", fmt.Errorf("embedder %q: want default, hash, ollama:<model>@<url> or openai:<model>@<url>", spec)
 }
 
 func mustGetwd() string {

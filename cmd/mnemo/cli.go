@@ -12,8 +12,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // Methods the command line uses beyond DESIGN §3's table.
@@ -157,7 +159,7 @@ func getCommand() *cli.Command {
 					if i > 0 {
 						fmt.Fprintln(w)
 					}
-					io.WriteString(w, FormatObservation(&o))
+					io.WriteString(w, mcp.FormatObservation(&o))
 				}
 				for _, id := range r.Missing {
 					fmt.Fprintf(w, "#%d: no such observation\n", id)
@@ -166,41 +168,6 @@ func getCommand() *cli.Command {
 			})
 		},
 	}
-}
-
-// FormatObservation renders an observation as readable markdown.
-func FormatObservation(o *memory.Observation) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "## #%d %s\n", o.ID, o.Title)
-	fmt.Fprintf(&b, "%s · %s · %s", o.Type, o.Project, o.Time.Local().Format("2006-01-02 15:04"))
-	if o.ContentSessionID != "" {
-		fmt.Fprintf(&b, " · session %s (prompt %d)", o.ContentSessionID, o.PromptNumber)
-	}
-	b.WriteString("\n")
-	if o.Subtitle != "" {
-		fmt.Fprintf(&b, "\n%s\n", o.Subtitle)
-	}
-	if o.Request != "" {
-		fmt.Fprintf(&b, "\nRequest: %s\n", o.Request)
-	}
-	if o.Narrative != "" {
-		fmt.Fprintf(&b, "\n%s\n", o.Narrative)
-	}
-	if len(o.Facts) > 0 {
-		b.WriteString("\nFacts:\n")
-		for _, f := range o.Facts {
-			fmt.Fprintf(&b, "- %s\n", f)
-		}
-	}
-	for _, l := range []struct {
-		label string
-		items []string
-	}{{"Files modified", o.FilesModified}, {"Files read", o.FilesRead}, {"Concepts", o.Concepts}} {
-		if len(l.items) > 0 {
-			fmt.Fprintf(&b, "%s: %s\n", l.label, strings.Join(l.items, ", "))
-		}
-	}
-	return b.String()
 }
 
 func contextCommand() *cli.Command {
@@ -293,9 +260,30 @@ func doctorCommand() *cli.Command {
 				return err
 			}
 			var failed bool
+			cfg, source, cerr := loadConfig(home)
+			w := c.App.Writer
+			fmt.Fprintf(w, "home         %s\n", home)
+			fmt.Fprintf(w, "socket       %s\n", rpc.SocketPath(home))
+			fmt.Fprintf(w, "settings     %s (flags, then MNEMO_* variables, then this file)\n", settingsFile(home))
+			if cerr != nil {
+				fmt.Fprintf(w, "  problem: %v\n", cerr)
+				return exitCode(1)
+			}
+			for _, line := range cfg.describe(source) {
+				fmt.Fprintf(w, "  %s\n", line)
+			}
+			if emb, notice := vector.DefaultEmbedder(modelsDir(home)); notice != "" {
+				fmt.Fprintf(w, "model        %s\n", notice)
+			} else {
+				fmt.Fprintf(w, "model        %s in %s\n", emb.ID(), modelsDir(home))
+			}
+			if err := checkAgent(c.Context, cfg); err != nil {
+				failed = true
+				fmt.Fprintf(w, "agent        %s cannot run: %v\n", cfg.Agent, err)
+			} else {
+				fmt.Fprintf(w, "agent        %s ok\n", cfg.Agent)
+			}
 			err = call(c, MethodDoctor, nil, func(w io.Writer, r *DoctorResult) error {
-				fmt.Fprintf(w, "home         %s\n", home)
-				fmt.Fprintf(w, "socket       %s\n", rpc.SocketPath(home))
 				if len(r.Problems) == 0 {
 					fmt.Fprintln(w, "invariants   ok: every observation's memory session is registered to its session, no memory session is shared, no queue entry is stale")
 					return nil

@@ -23,6 +23,7 @@ func installCommand() *cli.Command {
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "scope", Value: claudecode.ScopeUser, Usage: "user (~/.claude/settings.json), project (.claude/settings.json) or local (.claude/settings.local.json)"},
 				&cli.StringFlag{Name: "hook", Usage: "path of the mnemo-hook binary (default: next to mnemo, else on PATH)"},
+				&cli.BoolFlag{Name: "no-mcp", Usage: "do not register the MCP server (memory tools for the agent)"},
 			},
 			Action: func(c *cli.Context) error {
 				path, err := settingsPath(c)
@@ -37,7 +38,23 @@ func installCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				printResult(c, res, "installed", hook)
+				printResult(c, res, "hooks installed", hook)
+				if c.Bool("no-mcp") {
+					return nil
+				}
+				exe, err := os.Executable()
+				if err != nil {
+					return err
+				}
+				mcpPath, err := mcpConfigPath(c)
+				if err != nil {
+					return err
+				}
+				res, err = claudecode.InstallMCP(mcpPath, exe, nil)
+				if err != nil {
+					return err
+				}
+				printResult(c, res, "MCP server installed", exe+" mcp")
 				return nil
 			},
 		}},
@@ -63,7 +80,16 @@ func uninstallCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				printResult(c, res, "uninstalled", "")
+				printResult(c, res, "hooks uninstalled", "")
+				mcpPath, err := mcpConfigPath(c)
+				if err != nil {
+					return err
+				}
+				res, err = claudecode.UninstallMCP(mcpPath)
+				if err != nil {
+					return err
+				}
+				printResult(c, res, "MCP server uninstalled", "")
 				return nil
 			},
 		}},
@@ -76,6 +102,14 @@ func settingsPath(c *cli.Context) (string, error) {
 		return "", err
 	}
 	return claudecode.SettingsPath(c.String("scope"), mustGetwd(), home)
+}
+
+func mcpConfigPath(c *cli.Context) (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return claudecode.MCPConfigPath(c.String("scope"), mustGetwd(), home)
 }
 
 // hookPath finds mnemo-hook: the flag, else next to this binary, else on
@@ -100,7 +134,7 @@ func hookPath(flag string) (string, error) {
 func printResult(c *cli.Context, res claudecode.Result, verb, hook string) {
 	w := c.App.Writer
 	if !res.Changed {
-		fmt.Fprintf(w, "%s: already %s, nothing changed\n", res.Path, verb)
+		fmt.Fprintf(w, "%s: %s already, nothing changed\n", res.Path, verb)
 		return
 	}
 	fmt.Fprintf(w, "%s: %s", res.Path, verb)

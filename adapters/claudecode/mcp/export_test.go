@@ -1,0 +1,4 @@
+package mcp
+
+// ParseWhen exposes parseWhen to the tests.
+var ParseWhen = parseWhen

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Config is what can be set in $MNEMO_HOME/settings.json or, taking
+// precedence, in MNEMO_* environment variables (flags, where a command has
+// them, come first). `mnemo doctor` prints what is in force and where it
+// came from.
+type Config struct {
+	// Agent makes observations: "local" (default), "claude" or
+	// "openai-compatible".
+	Agent string `json:"agent" env:"MNEMO_AGENT"`
+	// ClaudePath is the claude binary for the claude agent ("claude" on
+	// PATH by default).
+	ClaudePath string `json:"claudePath" env:"MNEMO_CLAUDE_PATH"`
+	// AgentURL and AgentModel address an OpenAI-compatible server (Ollama,
+	// LM Studio) for the openai-compatible agent.
+	AgentURL   string `json:"agentUrl" env:"MNEMO_AGENT_URL"`
+	AgentModel string `json:"agentModel" env:"MNEMO_AGENT_MODEL"`
+	// SessionTokens and DayTokens cap what a remote agent may spend; past
+	// them the local agent takes over.
+	SessionTokens int `json:"sessionTokens" env:"MNEMO_SESSION_TOKENS"`
+	DayTokens     int `json:"dayTokens" env:"MNEMO_DAY_TOKENS"`
+	// Embedder is "default" (the sentence encoder when installed, else
+	// hashing), "hash", "ollama:<model>@<url>" or
+	// "openai:<model>@<url>".
+	Embedder string `json:"embedder" env:"MNEMO_EMBEDDER"`
+	// ContextBytes is the SessionStart context budget.
+	ContextBytes int `json:"contextBytes" env:"MNEMO_CONTEXT_BYTES"`
+	// SkipTools adds tools whose events are not stored (comma-separated in
+	// the environment).
+	SkipTools []string `json:"skipTools" env:"MNEMO_SKIP_TOOLS"`
+}
+
+// defaultConfig is what applies when nothing is set.
+func defaultConfig() Config {
+	return Config{Agent: "local", ClaudePath: "claude", Embedder: "default", ContextBytes: 8 << 10,
+		SessionTokens: 200_000, DayTokens: 2_000_000}
+}
+
+// settingsFile is the settings file of a home.
+func settingsFile(home string) string { return filepath.Join(home, "settings.json") }
+
+// loadConfig reads the settings file and the environment over the
+// defaults. It returns where each value came from ("default", the file, or
+// the variable). An unreadable or invalid file is an error naming it.
+func loadConfig(home string) (Config, map[string]string, error) {
+	c := defaultConfig()
+	source := map[string]string{}
+	t := reflect.TypeOf(c)
+	for i := range t.NumField() {
+		source[t.Field(i).Tag.Get("json")] = "default"
+	}
+	path := settingsFile(home)
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return c, source, fmt.Errorf("read %s: %w", path, err)
+	default:
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(b, &raw); err != nil {
+			return c, source, fmt.Errorf("%s is not valid JSON: %w", path, err)
+		}
+		dec := json.NewDecoder(strings.NewReader(string(b)))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&c); err != nil {
+			return c, source, fmt.Errorf("%s: %w", path, err)
+		}
+		for k := range raw {
+			source[k] = path
+		}
+	}
+	v := reflect.ValueOf(&c).Elem()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		val, ok := os.LookupEnv(f.Tag.Get("env"))
+		if !ok || val == "" {
+			continue
+		}
+		field := v.Field(i)
+		switch field.Kind() {
+		case reflect.String:
+			field.SetString(val)
+		case reflect.Int:
+			n, err := strconv.Atoi(val)
+			if err != nil {
+				return c, source, fmt.Errorf("%s=%q: want a number", f.Tag.Get("env"), val)
+			}
+			field.SetInt(int64(n))
+		case reflect.Slice:
+			field.Set(reflect.ValueOf(splitList(val)))
+		}
+		source[f.Tag.Get("json")] = f.Tag.Get("env")
+	}
+	switch c.Agent {
+	case "local", "claude", "openai-compatible":
+	default:
+		return c, source, fmt.Errorf("agent %q (from %s): want local, claude or openai-compatible", c.Agent, source["agent"])
+	}
+	if c.ContextBytes < 512 {
+		return c, source, fmt.Errorf("contextBytes %d (from %s): want at least 512", c.ContextBytes, source["contextBytes"])
+	}
+	return c, source, nil
+}
+
+// describe lists the settings in force, one per line, with their sources.
+func (c Config) describe(source map[string]string) []string {
+	var out []string
+	v := reflect.ValueOf(c)
+	t := v.Type()
+	for i := range t.NumField() {
+		name := t.Field(i).Tag.Get("json")
+		out = append(out, fmt.Sprintf("%-14s %v  (%s)", name, v.Field(i).Interface(), source[name]))
+	}
+	sort.Strings(out)
+	return out
+}
