@@ -95,6 +95,7 @@ type harness struct {
 	project   string
 	srv       *modelserver.Server
 	path      []string // PATH entries placed before the system ones
+	extraEnv  []string // more of the CLI's environment, for one test
 	runs      int
 }
 
@@ -193,7 +194,7 @@ const systemPath = "/usr/local/bin:/usr/bin:/bin"
 // MNEMO_HOME is set here.
 func (h *harness) env() []string {
 	path := strings.Join(append(append([]string(nil), h.path...), systemPath), ":")
-	return []string{
+	return append([]string{
 		"PATH=" + path,
 		"HOME=" + h.home,
 		"TMPDIR=" + h.tmp,
@@ -206,7 +207,7 @@ func (h *harness) env() []string {
 		"DISABLE_ERROR_REPORTING=1",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"MNEMO_HOME=" + h.mnemoHome,
-	}
+	}, h.extraEnv...)
 }
 
 // cliRun is one finished claude run.

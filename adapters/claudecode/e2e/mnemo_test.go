@@ -238,3 +238,45 @@ func TestMnemoRecallAcrossSessions(t *testing.T) {
 	}
 	checkHookLogs(t, h.mnemoHome)
 }
+
+// TestMnemoMCPSearch: `mnemo install claude-code` also registers the MCP
+// server; a later session whose model calls mcp__mnemo__search gets the
+// earlier session's observations back in the tool result.
+func TestMnemoMCPSearch(t *testing.T) {
+	h := newHarness(t)
+	// With tool search on, MCP tools are deferred until the model asks
+	// ToolSearch for them; off, the scripted model can call the tool in its
+	// first turn.
+	h.extraEnv = append(h.extraEnv, "ENABLE_TOOL_SEARCH=false")
+	mnemoBin, hookBin := requireMnemo(t, h.root)
+	h.installMnemo(t, mnemoBin, hookBin)
+	h.runFixCalc(t)
+	h.waitForContext(t, mnemoBin, "calc.py")
+
+	const toolID = "toolu_mnemo_search_1"
+	if err := h.srv.Register(modelserver.Script{Name: "mcp-recall", Steps: []modelserver.Step{
+		{ToolUses: []modelserver.ToolUse{{ID: toolID, Name: "mcp__mnemo__search", Input: map[string]any{"query": "calc.py"}}}},
+		{Text: "Memory says we fixed calc.py."},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	run := h.claudeP("mcp-recall", modelserver.Marker("mcp-recall")+" search your memory for calc.py")
+	run.mustSucceed(t)
+	reqs := h.scripted("mcp-recall")
+	if len(reqs) < 2 {
+		t.Fatalf("the model got %d requests, want the tool call answered", len(reqs))
+	}
+	if !slices.Contains(reqs[0].Request.ToolNames(), "mcp__mnemo__search") {
+		t.Fatalf("mcp__mnemo__search is not offered to the model: %v", reqs[0].Request.ToolNames())
+	}
+	res, ok := reqs[len(reqs)-1].Request.ToolResult(toolID)
+	if !ok {
+		t.Fatalf("no tool result for %s in the last request:\n%s", toolID, reqs[len(reqs)-1].Text())
+	}
+	text := res.Content.Text()
+	// Claude Code hands the model the structured result (the compact index).
+	if res.IsError || !strings.Contains(text, "calc.py") || !strings.Contains(text, `"id":`) || strings.Contains(text, "snippet") {
+		t.Fatalf("mcp__mnemo__search returned (error=%t):\n%s", res.IsError, text)
+	}
+	checkHookLogs(t, h.mnemoHome)
+}

@@ -78,7 +78,7 @@ func NewServer(c Caller, o Options) *Server {
 	s := &Server{caller: c, opts: o, log: o.Logger}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "mnemo", Title: "Mnemo memory", Version: o.Version}, &sdk.ServerOptions{
 		Instructions: instructions(o.Project),
-		Logger:       o.Logger,
+		Logger:       slog.New(shutdownIsNews{o.Logger.Handler()}),
 		// No logging capability: this server sends no log messages.
 		Capabilities: &sdk.ServerCapabilities{},
 	})
@@ -207,4 +207,24 @@ func (s *Server) call(ctx context.Context, method string, params, result any) er
 	ctx, cancel := context.WithTimeout(ctx, s.opts.CallTimeout)
 	defer cancel()
 	return s.caller.Call(ctx, method, params, result)
+}
+
+// shutdownIsNews lowers the SDK's "server run cancelled" from an error to
+// information: the client ending the server (Claude Code does at every
+// exit) is the normal way for it to stop.
+type shutdownIsNews struct{ slog.Handler }
+
+func (h shutdownIsNews) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level == slog.LevelError && r.Message == "server run cancelled" {
+		r.Level = slog.LevelInfo
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h shutdownIsNews) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return shutdownIsNews{h.Handler.WithAttrs(attrs)}
+}
+
+func (h shutdownIsNews) WithGroup(name string) slog.Handler {
+	return shutdownIsNews{h.Handler.WithGroup(name)}
 }

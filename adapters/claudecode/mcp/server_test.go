@@ -189,7 +189,7 @@ func TestWorkflow(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				txt, res := mustOK(t, cs, mcp.ToolSearch, tc.args)
-				var out memory.SearchResult
+				var out mcp.SearchOutput
 				remarshal(t, res.StructuredContent, &out)
 				var hits []uint64
 				for _, h := range out.Hits {

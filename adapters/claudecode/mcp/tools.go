@@ -101,7 +101,7 @@ func (s *Server) addTools() {
 		Name:  ToolSearch,
 		Title: "Search memory",
 		Description: "Search Mnemo's memory of past sessions. Start here: it returns a compact index, one line per " +
-			"observation (#id · time · type · title, ~60 tokens a row), plus structured hits. Then call timeline " +
+			"observation (#id · time · type · title, ~60 tokens a row). Then call timeline " +
 			"around an interesting id to see what happened before and after it, and get_observations with the ids " +
 			"that matter for their full records. With no query, the filters alone list observations newest first.",
 		Annotations: readOnly,
@@ -174,7 +174,24 @@ func (s *Server) addTools() {
 	}, s.forget)
 }
 
-func (s *Server) search(ctx context.Context, in SearchInput) (string, memory.SearchResult, error) {
+// SearchOutput is the structured result of search: the compact index.
+// Claude Code hands the structured result, not the text, to the model, so
+// it is as compact as the text: no snippets, no scores.
+type SearchOutput struct {
+	Hits  []Row `json:"hits"`
+	Total int   `json:"total"`
+}
+
+func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutput, error) {
+	text, res, err := s.searchFull(ctx, in)
+	out := SearchOutput{Hits: make([]Row, 0, len(res.Hits)), Total: res.Total}
+	for _, h := range res.Hits {
+		out.Hits = append(out.Hits, Row{ID: h.ID, Time: h.Time, Type: h.Type, Title: h.Title, Project: h.Project, Files: h.Files})
+	}
+	return text, out, err
+}
+
+func (s *Server) searchFull(ctx context.Context, in SearchInput) (string, memory.SearchResult, error) {
 	p := memory.SearchParams{Query: strings.TrimSpace(in.Query), Project: strings.TrimSpace(in.Project), Types: in.Types, Files: in.Files, Limit: in.Limit}
 	now := s.opts.Now()
 	var err error
