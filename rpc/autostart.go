@@ -142,3 +142,23 @@ func logTail(path string) string {
 	}
 	return "; its log ends with:\n" + strings.TrimSpace(string(b))
 }
+
+// DaemonCommand is the argv that starts the daemon of home with the mnemo
+// binary at mnemo; the daemon logs to <home>/logs/daemon.log.
+func DaemonCommand(mnemo, home string) []string {
+	return []string{mnemo, "--home", home, "daemon", "--log-file", filepath.Join(home, "logs", "daemon.log")}
+}
+
+// StartFor returns how clients start the daemon of home with command: the
+// socket of SocketPath, the start lock <home>/run/start.lock, and
+// <home>/logs/daemon-start.log for what the daemon prints before its own
+// log is open. The environment is the caller's.
+func StartFor(home string, command []string, wait time.Duration) StartOptions {
+	return StartOptions{
+		Socket:   SocketPath(home),
+		LockPath: filepath.Join(home, "run", "start.lock"),
+		Command:  command,
+		LogPath:  filepath.Join(home, "logs", "daemon-start.log"),
+		Wait:     wait,
+	}
+}

@@ -243,3 +243,20 @@ func DialSocket(ctx context.Context, path string) (net.Conn, error) {
 	}
 	return nc, nil
 }
+
+// Home returns the Mnemo home directory, where the daemon's socket, store
+// and logs live: $MNEMO_HOME, else $XDG_DATA_HOME/mnemo, else
+// ~/.local/share/mnemo. Every Mnemo program resolves it the same way.
+func Home() (string, error) {
+	if h := os.Getenv("MNEMO_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "mnemo"), nil
+	}
+	h, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the Mnemo home: %w (set MNEMO_HOME)", err)
+	}
+	return filepath.Join(h, ".local", "share", "mnemo"), nil
+}

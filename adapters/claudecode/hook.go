@@ -35,7 +35,7 @@ const maxLogBytes = 8 << 20
 
 // HookConfig is what RunHook needs from its process.
 type HookConfig struct {
-	// Home is the Mnemo home directory (Home()). Empty: nothing is logged
+	// Home is the Mnemo home directory (rpc.Home()). Empty: nothing is logged
 	// or spooled, and the hook only answers.
 	Home string
 	// Event is the event named on the command line, if any. The payload's
@@ -54,29 +54,10 @@ type HookConfig struct {
 	Now func() time.Time
 }
 
-// Home returns the Mnemo home directory: $MNEMO_HOME, else
-// ${XDG_DATA_HOME:-~/.local/share}/mnemo.
-func Home() (string, error) {
-	if h := os.Getenv("MNEMO_HOME"); h != "" {
-		return filepath.Abs(h)
-	}
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
-		return filepath.Join(x, "mnemo"), nil
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find the data directory: %w (set MNEMO_HOME)", err)
-	}
-	return filepath.Join(h, ".local", "share", "mnemo"), nil
-}
-
-// DaemonCommand returns the argv that starts the daemon for home:
-// `<mnemo> --home <home> daemon --log-file <home>/logs/daemon.log`, where
-// <mnemo> is the mnemo binary next to this executable (they are installed
-// together), else $MNEMO_BIN, else mnemo on PATH.
-func DaemonCommand(home string) []string {
-	return []string{mnemoBinary(), "--home", home, "daemon", "--log-file", filepath.Join(home, "logs", "daemon.log")}
-}
+// DaemonCommand returns the argv that starts the daemon for home (see
+// rpc.DaemonCommand) with the mnemo binary next to this executable (they
+// are installed together), else $MNEMO_BIN, else mnemo on PATH.
+func DaemonCommand(home string) []string { return rpc.DaemonCommand(mnemoBinary(), home) }
 
 func mnemoBinary() string {
 	if exe, err := os.Executable(); err == nil {
@@ -251,13 +232,7 @@ func (h *hook) call(ctx context.Context, stage Stage, method string, params, res
 	)
 	if stage.StartsDaemon && len(h.cfg.DaemonCommand) > 0 {
 		deadline, _ := ctx.Deadline()
-		nc, err = rpc.DialOrStart(ctx, rpc.StartOptions{
-			Socket:   sock,
-			LockPath: filepath.Join(h.cfg.Home, "run", "start.lock"),
-			Command:  h.cfg.DaemonCommand,
-			LogPath:  filepath.Join(h.cfg.Home, "logs", "daemon-start.log"), // the daemon's output before its log is open
-			Wait:     max(time.Until(deadline), time.Millisecond),
-		})
+		nc, err = rpc.DialOrStart(ctx, rpc.StartFor(h.cfg.Home, h.cfg.DaemonCommand, max(time.Until(deadline), time.Millisecond)))
 	} else {
 		nc, err = rpc.DialSocket(ctx, sock)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/rpc"
 )
 
 func main() {
@@ -16,7 +17,7 @@ func main() {
 	if len(os.Args) > 1 {
 		cfg.Event = os.Args[1]
 	}
-	if home, err := claudecode.Home(); err == nil {
+	if home, err := rpc.Home(); err == nil {
 		cfg.Home, cfg.DaemonCommand = home, claudecode.DaemonCommand(home)
 	}
 	os.Exit(claudecode.RunHook(context.Background(), cfg))

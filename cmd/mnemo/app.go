@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/privacy"
+	"github.com/mnemo-dev/mnemo/rpc"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -49,7 +50,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		// Errors are printed once, by Run; cli must not call os.Exit.
 		ExitErrHandler: func(*cli.Context, error) {},
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "home", Usage: "data directory", EnvVars: []string{"MNEMO_HOME"}},
+			&cli.StringFlag{Name: "home", Usage: "the Mnemo home (default: $MNEMO_HOME, else ${XDG_DATA_HOME:-~/.local/share}/mnemo)"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error", EnvVars: []string{"MNEMO_LOG_LEVEL"}},
 		},
 		Commands: []*cli.Command{
@@ -74,19 +75,13 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 	}
 }
 
-// homeDir is $MNEMO_HOME (or --home), else ${XDG_DATA_HOME:-~/.local/share}/mnemo.
+// homeDir is --home, else rpc.Home(): $MNEMO_HOME, else
+// ${XDG_DATA_HOME:-~/.local/share}/mnemo.
 func homeDir(c *cli.Context) (string, error) {
 	if h := c.String("home"); h != "" {
 		return filepath.Abs(h)
 	}
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
-		return filepath.Join(x, "mnemo"), nil
-	}
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("find the data directory: %w (set MNEMO_HOME)", err)
-	}
-	return filepath.Join(h, ".local", "share", "mnemo"), nil
+	return rpc.Home()
 }
 
 // newLogger logs to w at the level named by --log-level. Logs never go to

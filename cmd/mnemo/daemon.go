@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -223,14 +222,7 @@ func daemonStart(home string) (rpc.StartOptions, error) {
 	if err != nil {
 		return rpc.StartOptions{}, fmt.Errorf("find the mnemo binary: %w", err)
 	}
-	return rpc.StartOptions{
-		Socket:   rpc.SocketPath(home),
-		LockPath: filepath.Join(home, "run", "start.lock"),
-		Command:  []string{exe, "--home", home, "daemon", "--log-file", defaultLogPath(home, "daemon")},
-		Env:      os.Environ(),
-		LogPath:  defaultLogPath(home, "daemon-start"),
-		Wait:     5 * time.Second,
-	}, nil
+	return rpc.StartFor(home, rpc.DaemonCommand(exe, home), 5*time.Second), nil
 }
 
 // dialDaemon connects to the daemon (starting it when start is true) and
