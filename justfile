@@ -44,6 +44,16 @@ eval: model
 update-transcripts:
     go test ./cmd/mnemo -run TestTranscripts -update
 
-# End-to-end: the real Claude Code CLI, offline, in a loopback-only network namespace.
+# Package the VS Code extension with bin/mnemo inside: bin/mnemo-vscode-<version>-<platform>.vsix.
+vsix: build
+    MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/vsix.sh
+
+# End-to-end, offline, in loopback-only network namespaces: the real Claude Code CLI, then
+# the VS Code extension in a real VS Code (code-server 4.100.3 opened by headless Chromium).
 e2e: build
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/claudecode/e2e/run.sh
+    MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/run.sh
+
+# Only the VS Code end-to-end test.
+e2e-vscode: build
+    MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/run.sh

@@ -240,11 +240,11 @@ func evalEmbedder(tb testing.TB) vector.Embedder {
 // the sentence encoder when MNEMO_MODELS has it, else with the hashing
 // embedder.
 func TestRetrievalEval(t *testing.T) {
-	if testing.Short() {
-		t.Skip("embeds the whole evaluation set")
-	}
 	s := loadEvalSet(t, "testdata/eval")
 	emb := evalEmbedder(t)
+	if _, ok := emb.(*vector.USELite); ok && testing.Short() {
+		t.Skip("-short: embedding the evaluation set with USE-Lite takes a minute or more")
+	}
 	ctx := context.Background()
 	ix := vector.NewIndex(emb)
 	start := time.Now()

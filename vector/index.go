@@ -163,7 +163,6 @@ type entry struct {
 	title      string
 	text       string
 	vector     []float32 // nil when the document has no embedding
-	invNorm    float32   // 1/|vector|
 }
 
 // Index ranks documents by keywords and by embeddings. Vectors live in
@@ -172,7 +171,6 @@ type entry struct {
 // Index is safe for concurrent use.
 type Index struct {
 	emb       Embedder
-	sketch    *sketcher // nil when chromem-go gets whole vectors
 	fusion    fusionWeights
 	embedFunc chromem.EmbeddingFunc
 	db        *chromem.DB
@@ -201,7 +199,6 @@ func NewIndex(e Embedder) *Index {
 		byID:      make(map[uint64]uint32),
 		kw:        newKeywordIndex(),
 		fusion:    semanticFusion,
-		sketch:    sketcherFor(e.Dim()),
 	}
 	if _, ok := e.(lexicalEmbedder); ok {
 		ix.fusion = lexicalFusion
@@ -271,21 +268,15 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 		if d.Vector == nil {
 			continue
 		}
-		first := d.Vector
-		if ix.sketch != nil {
-			if first = ix.sketch.sketch(d.Vector); first == nil {
-				continue
-			}
-		}
 		col, err := ix.collection(d.Project)
 		if err == nil {
-			err = col.AddDocument(ctx, chromem.Document{ID: docKey(d.ID), Embedding: first})
+			err = col.AddDocument(ctx, chromem.Document{ID: docKey(d.ID), Embedding: d.Vector})
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("doc %d: %w", d.ID, err))
 			continue
 		}
-		e.vector, e.invNorm = d.Vector, invNorm(d.Vector)
+		e.vector = d.Vector
 	}
 	ix.maybeCompact()
 	if len(errs) > 0 {
@@ -347,15 +338,6 @@ func embedText(d *Doc) string {
 		b.WriteString(f)
 	}
 	return b.String()
-}
-
-// invNorm returns 1/|v|.
-func invNorm(v []float32) float32 {
-	var ss float64
-	for _, x := range v {
-		ss += float64(x) * float64(x)
-	}
-	return float32(1 / math.Sqrt(ss))
 }
 
 // usableVector reports whether v has the right length, finite values and a
@@ -626,22 +608,15 @@ func (ix *Index) scores() *[]float32 {
 }
 
 // vectorRanking returns the depth documents most similar to qv among those f
-// keeps, from the project's collection or from all of them. chromem-go ranks
-// the sketches; the candidates are re-ranked by their full vectors.
+// keeps, from the project's collection or from all of them.
 func (ix *Index) vectorRanking(ctx context.Context, qv []float32, project string, f *filter, depth int) ([]ranked, error) {
-	first := qv
-	if ix.sketch != nil {
-		if first = ix.sketch.sketch(qv); first == nil {
-			return nil, nil
-		}
-	}
 	cols := ix.cols
 	if project != "" {
 		cols = map[string]*chromem.Collection{project: ix.cols[project]}
 	}
 	// For the filters chromem-go cannot express, count what they keep in
-	// each collection, and fetch enough to still have the candidates wanted
-	// after filtering.
+	// each collection, and fetch enough to still have depth hits after
+	// filtering.
 	var kept map[string]int
 	if f.residual {
 		kept = make(map[string]int)
@@ -667,18 +642,14 @@ func (ix *Index) vectorRanking(ctx context.Context, qv []float32, project string
 			}
 		}
 		want := min(depth, allowed)
-		candidates := want
-		if ix.sketch != nil {
-			candidates = min(allowed, max(candidateFactor*want, minCandidates))
-		}
-		n := candidates
+		n := want
 		if allowed < count {
-			n = candidates*count/allowed*3/2 + candidates
+			n = want*count/allowed*3/2 + want
 		}
 		// chromem-go refuses n > Count, and n < 1.
 		n = max(1, min(n, count))
 		for {
-			res, err := col.QueryEmbedding(ctx, first, n, nil, nil)
+			res, err := col.QueryEmbedding(ctx, qv, n, nil, nil)
 			if err != nil {
 				return nil, fmt.Errorf("vector query: %w", err)
 			}
@@ -693,15 +664,10 @@ func (ix *Index) vectorRanking(ctx context.Context, qv []float32, project string
 				if !ok || !f.keep(ix.slots[slot]) {
 					continue
 				}
-				score := r.Similarity
-				if ix.sketch != nil {
-					e := ix.slots[slot]
-					score = dot(qv, e.vector) * e.invNorm
-				}
-				rs = append(rs, ranked{slot, score})
+				rs = append(rs, ranked{slot, r.Similarity})
 				found++
 			}
-			if found >= candidates || n >= count {
+			if found >= want || n >= count {
 				break
 			}
 			rs = rs[:start]

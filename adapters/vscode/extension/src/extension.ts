@@ -10,6 +10,7 @@ import { registerCommands } from './commands';
 import { MemoryDocuments, SCHEME } from './documents';
 import { IdleTracker, idleMinutesToMs } from './idle';
 import { Method, type StopParams, type StopResult } from './protocol';
+import { contentSessionId } from './session';
 import { Sidecar, describe } from './sidecar';
 import { StatusBar } from './statusBar';
 
@@ -27,7 +28,7 @@ let current: Sidecar | undefined;
 
 export function activate(context: vscode.ExtensionContext): MnemoApi {
   const output = vscode.window.createOutputChannel('Mnemo', { log: true });
-  const sidecar = new Sidecar(context.extensionPath, output, vscode.env.sessionId);
+  const sidecar = new Sidecar(context.extensionPath, output, contentSessionId(vscode.env.sessionId));
   current = sidecar;
   const documents = new MemoryDocuments(sidecar);
   const statusBar = new StatusBar(sidecar);
