@@ -187,6 +187,11 @@ func (m *Memory) Search(ctx context.Context, p SearchParams) (SearchResult, erro
 	if err := p.Validate(); err != nil {
 		return SearchResult{}, err
 	}
+	select {
+	case <-m.loaded:
+	case <-ctx.Done():
+		return SearchResult{}, fmt.Errorf("search: the index is still loading: %w", ctx.Err())
+	}
 	limit := p.Limit
 	if limit == 0 {
 		limit = DefaultLimit

@@ -62,6 +62,7 @@ type Memory struct {
 
 	index    *vector.Index
 	indexing indexState
+	loaded   chan struct{} // closed once the index holds the stored observations
 	bg       sync.WaitGroup // background indexing
 	bgCtx    context.Context
 
@@ -119,12 +120,15 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 		st.Close()
 		return nil, err
 	}
-	if err := m.loadIndex(ctx); err != nil {
-		cancel()
-		m.bg.Wait()
-		st.Close()
-		return nil, err
-	}
+	// The index loads in the background: the stages, the context and the
+	// status serve at once; a search waits for the load (Search).
+	m.loaded = make(chan struct{})
+	m.bg.Go(func() {
+		defer close(m.loaded)
+		if err := m.loadIndex(wctx); err != nil && wctx.Err() == nil {
+			m.log.Error("load the search index; search serves what it has", "err", err)
+		}
+	})
 	go m.work(wctx)
 	m.kick()
 	return m, nil
@@ -433,6 +437,11 @@ func (m *Memory) Status(ctx context.Context) (Status, error) {
 		dir = "(in memory)"
 	}
 	st := Status{Version: m.opts.Version, DataDir: dir, Counts: c, Agent: m.agent.Name(), PID: os.Getpid(), Embedder: m.index.EmbedderID(), Notice: m.opts.EmbedderNotice}
+	select {
+	case <-m.loaded:
+	default:
+		st.Embedder += " (loading the search index)"
+	}
 	if n := m.indexing.pending.Load(); n > 0 {
 		st.Embedder += fmt.Sprintf(" (embedding: %d of %d left)", n, m.indexing.total.Load())
 	}

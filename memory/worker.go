@@ -99,8 +99,8 @@ func (m *Memory) drain(ctx context.Context) (int, error) {
 	return done, errors.Join(errs...)
 }
 
-// WaitIdle blocks until the queue is empty and the worker is idle, or ctx
-// ends.
+// WaitIdle blocks until the queue is empty, the worker is idle and the
+// search index is loaded, or ctx ends.
 func (m *Memory) WaitIdle(ctx context.Context) error {
 	for {
 		c, err := m.Counts(ctx)
@@ -110,7 +110,13 @@ func (m *Memory) WaitIdle(ctx context.Context) error {
 		m.mu.Lock()
 		busy := m.busy
 		m.mu.Unlock()
-		if c.Queued == 0 && !busy {
+		loaded := false
+		select {
+		case <-m.loaded:
+			loaded = true
+		default:
+		}
+		if c.Queued == 0 && !busy && loaded {
 			return nil
 		}
 		select {
