@@ -195,7 +195,7 @@ func TestTurnBecomesObservationsSummaryAndContext(t *testing.T) {
 			t.Errorf("observation %q lost the request of its turn", o.Title)
 		}
 	}
-	want := []string{"discovery: Read cart/total.go", "discovery: Tests failed: go test ./cart/", "bugfix: Fixed cart/total.go after a failing run", "bugfix: Tests passed: go test ./cart/"}
+	want := []string{"discovery: Read cart/total.go", "discovery: TestTotalWithDiscount fails: got 90, want 81", "bugfix: Fixed cart/total.go: total - discount → total * (1 - rate)", "bugfix: go test ./cart/ passes after fixing cart/total.go"}
 	if strings.Join(titles, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("observations:\n%s\nwant:\n%s", strings.Join(titles, "\n"), strings.Join(want, "\n"))
 	}
