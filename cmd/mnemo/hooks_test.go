@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/rpc"
 )
 
 // hookResult is one mnemo-hook process: its output, status and time.
@@ -275,4 +278,63 @@ func TestHookSessionStartInjectsContext(t *testing.T) {
 			t.Errorf("mnemo sessions lacks %q:\n%s", want, sessions)
 		}
 	}
+}
+
+// Crash recovery: kill -9 of the daemon with hundreds of events queued;
+// after a restart every event becomes exactly one observation, none twice.
+func TestDaemonKilledWithQueuedEvents(t *testing.T) {
+	env := newTestEnv(t)
+	t.Cleanup(func() { stopDaemon(t, env) })
+	first := daemonStatus(t, env)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	nc, err := rpc.DialSocket(ctx, rpc.SocketPath(env.home))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rpc.Handshake(ctx, nc, rpc.ClientCLI); err != nil {
+		t.Fatal(err)
+	}
+	cl := rpc.NewClient(nc, nil)
+	const events = 500
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i := range events {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			var res struct {
+				Queued bool `json:"queued"`
+			}
+			err := cl.Call(ctx, "mnemo/postToolUse", map[string]any{
+				"contentSessionId": fmt.Sprintf("cc-crash-%d", i%5), "cwd": env.project, "toolName": "Read",
+				"toolInput": map[string]any{"file_path": filepath.Join(env.project, fmt.Sprintf("crash/f%03d.go", i))},
+			}, &res)
+			if err != nil || !res.Queued {
+				t.Errorf("event %d: queued=%t err=%v", i, res.Queued, err)
+			}
+		})
+	}
+	wg.Wait()
+	var before status
+	if err := cl.Call(ctx, "mnemo/status", nil, &before); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(first.PID, syscall.SIGKILL)
+	cl.Close()
+	queuedAtKill := before.Counts.Queued
+	st := waitObservations(t, env, events, 60*time.Second)
+	if st.PID == first.PID {
+		t.Fatal("the killed daemon still answers")
+	}
+	stored := filesStored(t, env)
+	for i := range events {
+		if f := fmt.Sprintf("crash/f%03d.go", i); stored[f] != 1 {
+			t.Errorf("%s stored %d times, want once", f, stored[f])
+		}
+	}
+	if st.Counts.Observations != events {
+		t.Errorf("observations = %d, want %d", st.Counts.Observations, events)
+	}
+	t.Logf("daemon killed after %d acknowledged events (still queued just before the kill: %d); the restarted daemon stored each once", events, queuedAtKill)
 }
