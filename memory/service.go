@@ -62,7 +62,7 @@ type Memory struct {
 
 	index    *vector.Index
 	indexing indexState
-	loaded   chan struct{} // closed once the index holds the stored observations
+	loaded   chan struct{}  // closed once the index holds the stored observations
 	bg       sync.WaitGroup // background indexing
 	bgCtx    context.Context
 

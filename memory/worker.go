@@ -180,16 +180,18 @@ func (m *Memory) process(ctx context.Context, ev Event) error {
 	m.attempts[ev.ID]++
 	if m.attempts[ev.ID] > maxAttempts && agent.Name() != (LocalAgent{}).Name() {
 		// The configured agent keeps failing on this event: the local
-		// compressor makes its observation, in a fresh memory session.
+		// compressor makes its observation, in the same memory session
+		// (it accepts any id).
 		agent = LocalAgent{}
-		in.ResumeID, in.NewID = "", newMemorySessionID()
 		m.log.Warn("agent keeps failing; the local agent takes over this event", "event", ev.ID, "agent", m.agent.Name())
 	}
 	m.mu.Unlock()
 	out, err := agent.Run(ctx, in)
 	if errors.Is(err, ErrFallback) {
+		// The agent declines (budget spent, endpoint down): the local agent
+		// makes the observations under the same memory session id, so a
+		// session over budget does not get a new memory session per event.
 		agent = LocalAgent{}
-		in.ResumeID, in.NewID = "", newMemorySessionID()
 		out, err = agent.Run(ctx, in)
 	}
 	if errors.Is(err, ErrResumeRefused) && in.ResumeID != "" {

@@ -54,6 +54,10 @@ type HookConfig struct {
 	Now func() time.Time
 }
 
+// ObserverEnv is set to "1" in the environment of Mnemo's own Claude Code
+// observer; hooks that see it do nothing.
+const ObserverEnv = "MNEMO_OBSERVER"
+
 // DaemonCommand returns the argv that starts the daemon for home (see
 // rpc.DaemonCommand) with the mnemo binary next to this executable (they
 // are installed together), else $MNEMO_BIN, else mnemo on PATH.
@@ -152,6 +156,13 @@ func (h *hook) run(ctx context.Context) {
 	case h.cfg.Event != "" && h.cfg.Event != h.event:
 		h.log.Warn("hook argument and payload name different events; following the payload",
 			"arg", h.cfg.Event, "event", h.event)
+	}
+	if os.Getenv(ObserverEnv) == "1" {
+		// Mnemo's own memory agent is a Claude Code too: its events are
+		// not the user's work.
+		h.log.Debug("skipping the memory agent's own event", "event", h.event)
+		h.answer(nil)
+		return
 	}
 	stage, ok := StageOf(h.event)
 	if !ok {

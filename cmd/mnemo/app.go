@@ -132,10 +132,16 @@ func (m *Main) Open(ctx context.Context) error {
 	if notice != "" {
 		m.Logger.Warn(notice)
 	}
+	agent := m.Agent
+	if agent == nil {
+		if agent, err = newAgent(cfg, m.Home, m.Logger); err != nil {
+			return fmt.Errorf("memory agent %s: %w", cfg.Agent, err)
+		}
+	}
 	mem, err := memory.Open(ctx, memory.Options{
 		Dir:            filepath.Join(m.Home, "db"),
 		AgentsDir:      filepath.Join(m.Home, "agents"),
-		Agent:          m.Agent,
+		Agent:          agent,
 		Embedder:       emb,
 		EmbedderNotice: notice,
 		ContextBytes:   cfg.ContextBytes,

@@ -277,7 +277,7 @@ func doctorCommand() *cli.Command {
 			} else {
 				fmt.Fprintf(w, "model        %s in %s\n", emb.ID(), modelsDir(home))
 			}
-			if err := checkAgent(c.Context, cfg); err != nil {
+			if err := checkAgent(c.Context, cfg, home); err != nil {
 				failed = true
 				fmt.Fprintf(w, "agent        %s cannot run: %v\n", cfg.Agent, err)
 			} else {

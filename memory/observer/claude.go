@@ -158,7 +158,7 @@ type userContent struct {
 func (c *Claude) args(id string, resume bool) []string {
 	args := []string{"-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose",
 		"--tools", "", "--strict-mcp-config", "--disable-slash-commands",
-		"--system-prompt", c.system, "--model", c.o.Model}
+		"--system-prompt", c.system, "--model", c.o.Model, "--effort", "low"}
 	if resume {
 		return append(args, "--resume", id)
 	}
@@ -283,7 +283,10 @@ func (c *Claude) exec(ctx context.Context, bin string, args []string, stdin []by
 		}
 		return runResult{}, fmt.Errorf("claude: start: %w", err)
 	}
-	var res runResult
+	var (
+		res   runResult
+		abort error // set when the stream shows the run cannot succeed
+	)
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 64<<10), 32<<20)
 	for sc.Scan() {
@@ -298,6 +301,11 @@ func (c *Claude) exec(ctx context.Context, bin string, args []string, stdin []by
 			continue
 		}
 		res.msgs = append(res.msgs, m)
+		if m.Type == "system" && m.Subtype == "api_retry" && abort == nil {
+			if abort = c.retrying(&m); abort != nil {
+				cancel() // kills the CLI's process group
+			}
+		}
 	}
 	scanErr := sc.Err()
 	if scanErr != nil {
@@ -311,6 +319,9 @@ func (c *Claude) exec(ctx context.Context, bin string, args []string, stdin []by
 	}
 	var exitErr *exec.ExitError
 	switch {
+	case abort != nil:
+		log.write("exit", "stopped: "+abort.Error())
+		return res, abort
 	case ctx.Err() != nil:
 		log.write("exit", "canceled")
 		return res, ctx.Err()
@@ -326,6 +337,30 @@ func (c *Claude) exec(ctx context.Context, bin string, args []string, stdin []by
 	}
 	log.write("exit", fmt.Sprintf("%d after %.2fs", res.exit, c.o.Now().Sub(began).Seconds()))
 	return res, nil
+}
+
+// maxAPIRetries is how many times the CLI may retry a failing API request
+// before the run gives up; the CLI itself would try ten times over minutes.
+const maxAPIRetries = 3
+
+// retrying judges a system/api_retry message: a refused key or a rate
+// limit stops the run at once and declines (the CLI would retry for
+// minutes), other API errors stop it after maxAPIRetries attempts.
+func (c *Claude) retrying(m *streamMsg) error {
+	status := 0
+	if m.ErrorStatus != nil {
+		status = *m.ErrorStatus
+	}
+	why := strings.TrimSpace(fmt.Sprintf("%d %s", status, rawText(m.Error)))
+	switch {
+	case status == 401 || status == 403:
+		return c.gate.down("claude is not logged in: the API answered " + why)
+	case status == 429:
+		return c.gate.down("claude is rate-limited: the API answered " + why)
+	case m.Attempt >= maxAPIRetries:
+		return fmt.Errorf("claude: the API keeps failing: %s (attempt %d)", why, m.Attempt)
+	}
+	return nil
 }
 
 // Phrases of the CLI's failures.
@@ -390,6 +425,10 @@ type streamMsg struct {
 	Message         *struct {
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
+	// api_retry
+	Attempt     int             `json:"attempt"`
+	ErrorStatus *int            `json:"error_status"`
+	Error       json.RawMessage `json:"error"`
 	// result
 	IsError        bool            `json:"is_error"`
 	Result         json.RawMessage `json:"result"`

@@ -3,11 +3,12 @@
 // observer, and OpenAICompatible, a local chat-completions endpoint (Ollama,
 // LM Studio).
 //
-// Both implement memory.Agent. They share the prompt (Prompt: the tool event
-// with its input and output capped head and tail, the turn's request) and
-// the tolerant parser of the <observation> and <summary> XML the model
-// answers with (Parse), and both keep a hard token budget per content
-// session and per day (Budget). Past the budget, or while the model cannot
+// Both implement memory.Agent. They share the prompt (the tool event with
+// its input and output capped head and tail at MaxFieldChars, and the
+// turn's request), the tolerant parser of the <observation> and <summary>
+// XML the model answers with (Parse), and a hard token budget per content
+// session and per day (Budget), counted from the usage the model reports
+// and kept under Options.StateDir across restarts. Past the budget, or while the model cannot
 // be reached, a run returns an error wrapping memory.ErrFallback and the
 // local agent makes the observations; AgentStatus says why.
 //

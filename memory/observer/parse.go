@@ -3,6 +3,7 @@ package observer
 import (
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/mnemo-dev/mnemo/memory"
@@ -87,25 +88,35 @@ func stripFence(s string) string {
 }
 
 // openTag finds the next <name …> at or after from, in any case. It returns
-// the index of '<' and of the byte after '>', or -1. A self-closing tag has
-// end == the index after "/>" and selfClosing set.
+// the index of '<' and of the byte after '>', or -1, and whether the tag
+// closes itself (<name/>).
 func openTag(s, name string, from int) (start, end int, selfClosing bool) {
-	for i := from; i+len(name)+1 < len(s); i++ {
-		if s[i] != '<' || !strings.EqualFold(s[i+1:i+1+len(name)], name) {
+	for i := from; i < len(s); i++ {
+		if s[i] != '<' {
 			continue
 		}
-		j := i + 1 + len(name)
-		if c := s[j]; c != '>' && c != '/' && c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			continue // a longer name: <observations>, <files_read> for <file>
+		if end, self, ok := tagAt(s, i, name); ok {
+			return i, end, self
 		}
-		k := strings.IndexByte(s[j:], '>')
-		if k < 0 {
-			return i, len(s), false
-		}
-		end := j + k + 1
-		return i, end, s[end-2] == '/'
 	}
 	return -1, -1, false
+}
+
+// tagAt reports whether <name …> opens at s[i].
+func tagAt(s string, i int, name string) (end int, selfClosing, ok bool) {
+	j := i + 1 + len(name)
+	if j >= len(s) || s[i] != '<' || !strings.EqualFold(s[i+1:j], name) {
+		return 0, false, false
+	}
+	if c := s[j]; c != '>' && c != '/' && c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+		return 0, false, false // a longer name: <observations>, <files_read> for <file>
+	}
+	k := strings.IndexByte(s[j:], '>')
+	if k < 0 {
+		return len(s), false, true
+	}
+	end = j + k + 1
+	return end, s[end-2] == '/', true
 }
 
 // closeTag finds the next </name> at or after from, in any case.
@@ -126,38 +137,48 @@ func closeTag(s, name string, from int) (start, end int) {
 }
 
 // blocks returns the bodies of every <name>…</name> in s. A block with no
-// closing tag ends where the next observation or summary starts.
+// closing tag ends where the next observation or summary starts. Each part
+// of s is scanned a bounded number of times, so a long answer full of
+// unclosed tags parses in linear time.
 func blocks(s, name string) []string {
+	bounds := opens(s, "observation", "summary")
 	var out []string
-	for from := 0; ; {
-		start, end, self := openTag(s, name, from)
-		if start < 0 {
-			return out
-		}
-		if self {
-			from = end
+	for i, start := range bounds {
+		end, self, ok := tagAt(s, start, name)
+		if !ok || self {
 			continue
 		}
-		stop, next := closeTag(s, name, end)
-		if stop < 0 || nextOpen(s, end, "observation", "summary") < stop {
-			stop = nextOpen(s, end, "observation", "summary")
-			next = stop
+		limit := len(s)
+		if i+1 < len(bounds) {
+			limit = bounds[i+1]
+		}
+		if end > limit {
+			continue // <observation <summary>: the tag never closed
+		}
+		stop, _ := closeTag(s[:limit], name, end)
+		if stop < 0 {
+			stop = limit
 		}
 		out = append(out, s[end:stop])
-		from = next
 	}
+	return out
 }
 
-// nextOpen is the index of the first of the named tags at or after from,
-// or len(s).
-func nextOpen(s string, from int, names ...string) int {
-	best := len(s)
+// opens lists, in order, where the named tags open in s.
+func opens(s string, names ...string) []int {
+	var out []int
 	for _, n := range names {
-		if i, _, _ := openTag(s, n, from); i >= 0 && i < best {
-			best = i
+		for from := 0; ; {
+			start, end, _ := openTag(s, n, from)
+			if start < 0 {
+				break
+			}
+			out = append(out, start)
+			from = end
 		}
 	}
-	return best
+	slices.Sort(out)
+	return out
 }
 
 // field returns the raw body of the first <name> in s and whether there
@@ -224,24 +245,26 @@ func list(s, container, item string, commas bool) []string {
 		body = s
 	}
 	var out []string
-	for from := 0; ; {
-		start, end, self := openTag(body, item, from)
-		if start < 0 {
-			break
-		}
+	items := opens(body, item)
+	for i, start := range items {
+		end, self, _ := tagAt(body, start, item)
 		if self {
-			from = end
 			continue
 		}
-		stop, next := closeTag(body, item, end)
+		limit := len(body)
+		if i+1 < len(items) {
+			limit = items[i+1]
+		}
+		if end > limit {
+			continue
+		}
+		stop, _ := closeTag(body[:limit], item, end)
 		if stop < 0 {
-			stop = nextKnown(body, end)
-			next = stop
+			stop = nextKnown(body[:limit], end)
 		}
 		if v := line(body[end:stop]); v != "" {
 			out = append(out, v)
 		}
-		from = next
 	}
 	if len(out) > 0 || !ok {
 		return dedupe(out)

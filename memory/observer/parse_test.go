@@ -3,7 +3,9 @@ package observer_test
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/observer"
@@ -170,6 +172,11 @@ func TestParse(t *testing.T) {
 			want: []note{{Type: "discovery", Title: "t", Read: []string{"a.go"}}},
 		},
 		{name: "empty answer", in: "   \n"},
+		{name: "tags that never close their brackets", in: "<observation <summary>x</summary><facts><fact <fact>y</fact>"},
+		{
+			name: "<skip/> is no note",
+			in:   "<skip/>",
+		},
 		{name: "prose only", in: "The agent read a file. Nothing notable happened."},
 		{
 			name: "full summary, next-steps spelled with a hyphen",
@@ -222,4 +229,23 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestParseLinear: a long answer full of unclosed tags parses in linear
+// time (a quadratic scan took minutes on the first of these).
+func TestParseLinear(t *testing.T) {
+	for name, in := range map[string]string{
+		"unclosed blocks": strings.Repeat("<observation><title>x<fact>y ", 10000),
+		"unclosed items":  "<observation><title>t</title><facts>" + strings.Repeat("<fact>a ", 30000),
+		"bare opens":      strings.Repeat("<observation>", 20000) + strings.Repeat("<summary>", 20000),
+		"no tags":         strings.Repeat("plain prose ", 100000),
+	} {
+		t.Run(name, func(t *testing.T) {
+			began := time.Now()
+			r := observer.Parse(in)
+			if took := time.Since(began); took > 2*time.Second {
+				t.Fatalf("%d bytes took %v (%d observations)", len(in), took, len(r.Observations))
+			}
+		})
+	}
 }

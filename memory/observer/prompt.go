@@ -44,7 +44,7 @@ For each tool call, answer with zero or more <observation> blocks and nothing el
 Types: bugfix (something broken now works), feature (a new capability), refactor (same behaviour, new shape), change (any other modification: configuration, documentation, dependencies), discovery (how something works or why it fails), decision (a choice between options, with its reason), security_note (a finding that matters for security).
 Concepts: two to five of how-it-works, why-it-exists, what-changed, problem-solution, gotcha, pattern, trade-off.
 
-Skip routine calls (status checks, empty listings, installs, a repeat of a call already noted): answer with an empty response. Never answer in prose.
+Skip routine calls (status checks, empty listings, installs, a repeat of a call already noted): answer with <skip/> and nothing else. Never answer in prose.
 
 When asked for a progress summary, answer with exactly one <summary> block and nothing else:
 <summary>
@@ -93,7 +93,7 @@ func prompt(in memory.AgentInput, ev memory.Event, fresh bool) string {
 	if fresh {
 		writeNotes(&b, "earlier_observations_of_this_turn", in.Turn)
 	}
-	b.WriteString("\nWrite the <observation> blocks for this tool call, or an empty response if it is routine.")
+	b.WriteString("\nWrite the <observation> blocks for this tool call, or <skip/> if it is routine.")
 	return b.String()
 }
 

@@ -32,9 +32,13 @@ func newCollector(in memory.AgentInput, id string) *collector {
 	return c
 }
 
+// maxReplyBytes bounds the part of a reply that is parsed: a few notes
+// take a few kilobytes.
+const maxReplyBytes = 256 << 10
+
 // add takes the reply to one event.
 func (c *collector) add(ctx context.Context, ev memory.Event, text string) {
-	r := Parse(text)
+	r := Parse(text[:min(len(text), maxReplyBytes)])
 	switch ev.Kind {
 	case memory.EventTool:
 		read, modified := toolFiles(ev)
