@@ -23,10 +23,9 @@ import (
 // observer: one `claude -p` process per run, stream-json in and out, no
 // tools. It is safe for concurrent use.
 type Claude struct {
+	spending
 	o      Options
 	system string
-	ledger *ledger
-	gate   *gate
 }
 
 // NewClaude makes the claude agent. It needs o.WorkDir; the budget spent
@@ -48,25 +47,11 @@ func NewClaude(o Options) (*Claude, error) {
 		return nil, err
 	}
 	g := &gate{name: KindClaude, now: o.Now, cooldown: o.Cooldown}
-	return &Claude{o: o, system: systemPrompt(o.ExtraSystemPrompt), ledger: l, gate: g}, nil
+	return &Claude{spending: spending{ledger: l, gate: g}, o: o, system: systemPrompt(o.ExtraSystemPrompt)}, nil
 }
 
 // Name implements memory.Agent.
 func (c *Claude) Name() string { return KindClaude }
-
-// AgentStatus implements memory.AgentReporter: "budget spent: N of M
-// tokens today", or why the last run was declined, or "".
-func (c *Claude) AgentStatus() string {
-	if s := c.ledger.status(); s != "" {
-		return s
-	}
-	return c.gate.status()
-}
-
-// Spent returns the tokens spent today and by a content session.
-func (c *Claude) Spent(contentSessionID string) (today, inSession int64) {
-	return c.ledger.spent(contentSessionID)
-}
 
 // Run implements memory.Agent. A fresh memory session (in.NewID) runs with
 // --session-id in.NewID, a continued one with --resume in.ResumeID; the

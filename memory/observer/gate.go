@@ -59,3 +59,24 @@ func (g *gate) status() string {
 	defer g.mu.Unlock()
 	return g.decline
 }
+
+// spending is what both remote agents keep: the token ledger and the gate
+// that declines runs while the agent is unavailable.
+type spending struct {
+	ledger *ledger
+	gate   *gate
+}
+
+// AgentStatus implements memory.AgentReporter: "budget spent: N of M
+// tokens today", or why the last run was declined, or "".
+func (s spending) AgentStatus() string {
+	if st := s.ledger.status(); st != "" {
+		return st
+	}
+	return s.gate.status()
+}
+
+// Spent returns the tokens spent today and by a content session.
+func (s spending) Spent(contentSessionID string) (today, inSession int64) {
+	return s.ledger.spent(contentSessionID)
+}

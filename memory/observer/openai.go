@@ -37,12 +37,11 @@ const (
 // memory session ids are the worker's own (NewID, ResumeID). It is safe
 // for concurrent use.
 type OpenAICompatible struct {
+	spending
 	o      Options
 	system string
 	url    string
 	client *http.Client
-	ledger *ledger
-	gate   *gate
 
 	mu       sync.Mutex // serializes runs: histories are read, extended and saved
 	inMemory map[string][]chatMessage
@@ -69,7 +68,8 @@ func NewOpenAICompatible(o Options) (*OpenAICompatible, error) {
 	}
 	return &OpenAICompatible{
 		o: o, system: systemPrompt(o.ExtraSystemPrompt), url: endpoint(o.BaseURL, "chat/completions"),
-		client: client, ledger: l, gate: &gate{name: KindOpenAI, now: o.Now, cooldown: o.Cooldown},
+		client:   client,
+		spending: spending{ledger: l, gate: &gate{name: KindOpenAI, now: o.Now, cooldown: o.Cooldown}},
 		inMemory: map[string][]chatMessage{},
 	}, nil
 }
@@ -85,19 +85,6 @@ func endpoint(base, path string) string {
 
 // Name implements memory.Agent.
 func (a *OpenAICompatible) Name() string { return KindOpenAI }
-
-// AgentStatus implements memory.AgentReporter.
-func (a *OpenAICompatible) AgentStatus() string {
-	if s := a.ledger.status(); s != "" {
-		return s
-	}
-	return a.gate.status()
-}
-
-// Spent returns the tokens spent today and by a content session.
-func (a *OpenAICompatible) Spent(contentSessionID string) (today, inSession int64) {
-	return a.ledger.spent(contentSessionID)
-}
 
 // chatMessage is one message of a kept conversation. UUID names an
 // assistant message (rule 9); it is not sent.
