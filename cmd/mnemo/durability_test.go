@@ -14,14 +14,14 @@ import (
 
 // stdioClient speaks LSP-framed JSON-RPC to a mnemo subprocess.
 type stdioClient struct {
-	t      *testing.T
+	t      testing.TB
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Reader
 	nextID int
 }
 
-func startServe(t *testing.T, env *testEnv, args ...string) *stdioClient {
+func startServe(t testing.TB, env *testEnv, args ...string) *stdioClient {
 	t.Helper()
 	cmd := exec.Command(mnemoBin, append([]string{"serve", "--stdio"}, args...)...)
 	cmd.Env = env.environ()
