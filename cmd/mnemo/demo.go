@@ -118,9 +118,9 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 	for _, q := range []memory.SearchParams{
 		{Query: "rounding", Project: "billing-api", Limit: 5},
 		{Files: []string{"payments/"}, Limit: 5},
-		// Shares no word with what it should find (the rounding fix): only
-		// the sentence encoder can match it.
-		{Query: "overcharged by a penny", Limit: 3},
+		// Shares no word with what it should find (the decision to round
+		// money half-even): only the sentence encoder can match it.
+		{Query: "people paid slightly more than they should", Limit: 3},
 	} {
 		var res memory.SearchResult
 		if err := cl.Call(ctx, MethodSearch, q, &res); err != nil {
