@@ -211,6 +211,7 @@ func (m *Memory) importRecord(txn *badger.Txn, rec Record, sessions map[uint64]*
 		}
 		old := in.ID
 		in.ID = id
+		in.Project, in.Cwd = m.clean(in.Project, 4096), m.clean(in.Cwd, 4096)
 		if err := txn.Set(key(pContentIdx, []byte(in.ContentSessionID)), be64(id)); err != nil {
 			return err
 		}
@@ -274,6 +275,7 @@ func (m *Memory) importRecord(txn *badger.Txn, rec Record, sessions map[uint64]*
 			sum.SessionID, sum.ContentSessionID = s.ID, s.ContentSessionID
 		}
 		sum.ID = 0
+		m.scrubSummary(&sum)
 		res.Summaries++
 		return m.store.putSummary(txn, &sum)
 	}

@@ -290,9 +290,7 @@ func (m *Memory) commit(ctx context.Context, ev Event, sess *Session, out AgentO
 			sum.ID = 0
 			sum.SessionID, sum.ContentSessionID, sum.MemorySessionID = sess.ID, sess.ContentSessionID, out.MemorySessionID
 			sum.PromptNumber, sum.Project, sum.Time = ev.PromptNumber, sess.Project, now
-			for _, f := range []*string{&sum.Request, &sum.Investigated, &sum.Learned, &sum.Completed, &sum.NextSteps, &sum.Notes} {
-				*f = m.clean(*f, MaxMessageBytes)
-			}
+			m.scrubSummary(&sum)
 			if err := m.store.putSummary(txn, &sum); err != nil {
 				return err
 			}
@@ -336,6 +334,18 @@ func (m *Memory) registerMemorySession(txn *badger.Txn, sess *Session, id string
 
 func (m *Memory) dropEvent(ctx context.Context, id uint64) error {
 	return m.store.update(ctx, func(txn *badger.Txn) error { return txn.Delete(idKey(pQueue, id)) })
+}
+
+// scrubSummary cleans every text field of a summary before storage.
+func (m *Memory) scrubSummary(s *Summary) {
+	for _, f := range []*string{&s.Request, &s.Investigated, &s.Learned, &s.Completed, &s.NextSteps, &s.Notes} {
+		*f = m.clean(*f, MaxMessageBytes)
+	}
+	for _, list := range [][]string{s.FilesRead, s.FilesModified} {
+		for i := range list {
+			list[i] = m.clean(list[i], 4096)
+		}
+	}
 }
 
 // scrubObservation cleans every text field again before storage: agents
