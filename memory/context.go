@@ -45,7 +45,7 @@ func (m *Memory) Context(ctx context.Context, p ContextParams) (ContextResult, e
 
 // Context selection: the newest contextPool observations of the project
 // are scored, the best fill the budget, and they are listed newest first.
-const contextPool = 400
+const contextPool = 200
 
 // typeWeight says how much an observation of each type is worth
 // re-reading at the start of a session: what changed and why beats what

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -18,6 +19,10 @@ import (
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
+
+// DaemonMemoryLimit is the daemon's soft memory limit (GOMEMLIMIT
+// overrides it).
+const DaemonMemoryLimit = 96 << 20
 
 // DefaultIdleTimeout is how long the daemon waits with no client and no
 // queued work before it exits.
@@ -92,6 +97,12 @@ type Daemon struct {
 // bounded time, and closes the store.
 func (d *Daemon) Run(ctx context.Context) error {
 	log := d.Logger
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// An always-on daemon: collect garbage before the heap doubles
+		// (GOGC's default) once it nears the budget of DESIGN §9. A soft
+		// limit: a bigger memory is served, at more GC work.
+		debug.SetMemoryLimit(DaemonMemoryLimit)
+	}
 	sock := rpc.SocketPath(d.Home)
 	ln, err := rpc.Listen(sock)
 	if errors.Is(err, rpc.ErrDaemonRunning) {
