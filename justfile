@@ -59,3 +59,23 @@ e2e: build
 # Only the VS Code end-to-end test.
 e2e-vscode: build
     MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/run.sh
+
+# Benchmarks against DESIGN §9's budgets: one table (docs/benchmarks.md explains the rows).
+bench: build
+    -{{bin}}/mnemo model install
+    go run ./cmd/mnemo-bench -bin {{bin}} -models .cache/models -cache .cache/bench
+
+# Hooks, an editor and searches against one daemon with kill -9 and freezes, then every event counted.
+soak duration="3m": build
+    go run ./cmd/mnemo-soak -bin {{bin}} -duration {{duration}}
+
+# Every fuzz target of the module for a bounded time each (seeds in testdata/fuzz/).
+fuzz time="30s":
+    #!/usr/bin/env bash
+    set -euo pipefail
+    for dir in $(grep -rl --include='*_test.go' '^func Fuzz' . | grep -v node_modules | xargs -n1 dirname | sort -u); do
+      for target in $(grep -h '^func Fuzz' "$dir"/*_test.go | sed -E 's/^func (Fuzz[A-Za-z0-9_]*).*/\1/'); do
+        echo "== $target ($dir, {{time}})"
+        go test -run '^$' -fuzz "^${target}\$" -fuzztime {{time}} "$dir"
+      done
+    done

@@ -1,0 +1,448 @@
+// Command mnemo-bench measures Mnemo against the budgets of its design
+// (DESIGN §9) and prints one table. It builds nothing: it runs the mnemo
+// and mnemo-hook binaries of -bin as a user would, in temporary homes,
+// and talks to the daemon over its socket; only the embedding throughput
+// is measured in-process, with the vector package.
+//
+//	go build -o bin/mnemo ./cmd/mnemo && go build -o bin/mnemo-hook ./cmd/mnemo-hook
+//	go run ./cmd/mnemo-bench -bin bin
+//
+// The data sets (10k and 100k generated observations, with vectors) are
+// written once under -cache and imported with `mnemo import` on every run.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// options are the command line of mnemo-bench.
+type options struct {
+	bin, cache, models string
+	sizes              []int
+	hooks, node        int
+	calls, coldStarts  int
+	clients            int
+	ingest             time.Duration
+	embedSample        int
+	embedder           string
+	useTopics          int
+	keep               bool
+	verbose            bool
+}
+
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("mnemo-bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.bin, "bin", "bin", "folder with the mnemo and mnemo-hook binaries")
+	fs.StringVar(&o.cache, "cache", filepath.Join(".cache", "bench"), "folder for the generated data sets (kept between runs)")
+	fs.StringVar(&o.models, "models", filepath.Join(".cache", "models"), "MNEMO_MODELS: the sentence encoder's folder (`mnemo model install` fills it); without it, the hashing embedder")
+	sizes := fs.String("sizes", "10000,100000", "data set sizes, comma-separated")
+	fs.IntVar(&o.hooks, "hooks", 200, "runs of each hook and of /bin/true")
+	fs.IntVar(&o.node, "node", 100, "runs of node -e ''")
+	fs.IntVar(&o.calls, "calls", 100, "mnemo/sessionStart and mnemo/context calls per size")
+	fs.IntVar(&o.coldStarts, "cold", 3, "daemon cold starts per size (at least 1)")
+	fs.IntVar(&o.clients, "clients", 16, "concurrent socket clients for ingest")
+	fs.DurationVar(&o.ingest, "ingest", 5*time.Second, "how long to ingest")
+	fs.IntVar(&o.embedSample, "embed", 48, "observation texts embedded by the sentence encoder for its throughput")
+	fs.StringVar(&o.embedder, "embedder", "auto", "the embedder of the data sets and their daemons: auto (the sentence encoder when installed), use-lite or hash")
+	fs.IntVar(&o.useTopics, "use-topics", 1000, "topics embedded by the sentence encoder for the data sets (the others borrow their vectors)")
+	fs.BoolVar(&o.keep, "keep", false, "keep the temporary homes")
+	fs.BoolVar(&o.verbose, "v", false, "log more")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	o.coldStarts = max(o.coldStarts, 1)
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return o, fmt.Errorf("-sizes: %q is not a size", s)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseOptions(args[1:], stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	level := slog.LevelInfo
+	if o.verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	b := &bench{o: o, log: log, command: commandLine(args)}
+	if err := b.run(ctx); err != nil {
+		log.Error("benchmark failed", "err", err)
+		return 1
+	}
+	b.print(stdout)
+	return 0
+}
+
+// commandLine is how this run was invoked, for the table's header.
+func commandLine(args []string) string {
+	cmd := "go run ./cmd/mnemo-bench"
+	if !strings.Contains(args[0], "go-build") {
+		cmd = args[0]
+	}
+	for _, a := range args[1:] {
+		cmd += " " + a
+	}
+	return cmd
+}
+
+// bench is one run: its options and what it measured.
+type bench struct {
+	o       options
+	log     *slog.Logger
+	command string
+	started time.Time
+	took    time.Duration
+
+	embedders []embedResult
+	embedErr  string
+	hooks     *hookResults
+	hookStore int
+	modelMB   float64 // the sentence encoder's live heap
+	ingest    ingestResult
+	sizes     []sizeResult
+}
+
+func (b *bench) run(ctx context.Context) error {
+	b.started = time.Now()
+	defer func() { b.took = time.Since(b.started) }()
+	for _, f := range []string{"mnemo", "mnemo-hook"} {
+		if _, err := os.Stat(filepath.Join(b.o.bin, f)); err != nil {
+			return fmt.Errorf("%w (build with `go build -o %s/%s ./cmd/%s`)", err, b.o.bin, f, f)
+		}
+	}
+	var err error
+	if b.o.bin, err = filepath.Abs(b.o.bin); err != nil {
+		return err
+	}
+	if b.o.models, err = filepath.Abs(b.o.models); err != nil {
+		return err
+	}
+	root, err := os.MkdirTemp("", "mnemo-bench-")
+	if err != nil {
+		return err
+	}
+	if b.o.keep {
+		b.log.Info("keeping the temporary homes", "root", root)
+	} else {
+		defer os.RemoveAll(root)
+	}
+	// The size benchmarks run on the embedder people get (the sentence
+	// encoder when it is installed); the hooks and the ingest on the
+	// hashing embedder, so that the daemon's background embedding of the
+	// new observations does not take the CPU from what is measured.
+	hash := vector.Embedder(vector.NewHashEmbedder())
+	noModels := filepath.Join(root, "no-models")
+	use, notice := vector.DefaultEmbedder(b.o.models)
+	if notice != "" {
+		use = nil
+		b.embedErr = "USE-Lite not installed in " + b.o.models + " (`MNEMO_MODELS=" + b.o.models + " mnemo model install`)"
+	}
+	sizeEmb, sizeModels, k := hash, noModels, topics
+	switch b.o.embedder {
+	case "auto":
+		if use != nil {
+			sizeEmb, sizeModels, k = use, b.o.models, b.o.useTopics
+		}
+	case "use-lite":
+		if use == nil {
+			return errors.New("-embedder use-lite: " + b.embedErr)
+		}
+		sizeEmb, sizeModels, k = use, b.o.models, b.o.useTopics
+	case "hash":
+	default:
+		return fmt.Errorf("-embedder %q: want auto, use-lite or hash", b.o.embedder)
+	}
+	newEnv := func(name, models string) (*env, error) {
+		e := &env{bin: b.o.bin, home: filepath.Join(root, name, "mnemo"), userHome: filepath.Join(root, name, "home"), models: models}
+		return e, os.MkdirAll(e.userHome, 0o700)
+	}
+
+	b.log.Info("measuring embedding throughput")
+	texts := sampleTexts(2048)
+	queries := genQueries(200)
+	if use != nil {
+		r, err := measureEmbedding(ctx, use, texts[:b.o.embedSample], texts[:max(4, b.o.embedSample/4)], queries[:40])
+		if err != nil {
+			return fmt.Errorf("embedding: %w", err)
+		}
+		start := time.Now()
+		if _, err := vector.OpenUSELite(b.o.models); err != nil {
+			return fmt.Errorf("load the model: %w", err)
+		}
+		r.load = time.Since(start)
+		b.embedders = append(b.embedders, r)
+		if b.modelMB, err = modelHeap(b.o.models); err != nil {
+			return fmt.Errorf("load the model: %w", err)
+		}
+	}
+	r, err := measureEmbedding(ctx, hash, texts, texts[:256], queries)
+	if err != nil {
+		return fmt.Errorf("embedding: %w", err)
+	}
+	b.embedders = append(b.embedders, r)
+
+	b.log.Info("measuring the hooks", "runs", b.o.hooks)
+	hds, err := buildDataSet(ctx, b.log, b.o.cache, topics, hash, topics)
+	if err != nil {
+		return fmt.Errorf("hook data set: %w", err)
+	}
+	he, err := newEnv("hooks", noModels)
+	if err != nil {
+		return err
+	}
+	projectDir, err := mkProject(filepath.Join(root, "projects"), "billing-api")
+	if err != nil {
+		return err
+	}
+	hr, err := measureHookHome(ctx, b.log, he, hds, projectDir, b.o.hooks, b.o.node)
+	if err != nil {
+		return fmt.Errorf("hooks: %w", err)
+	}
+	b.hooks, b.hookStore = &hr, hds.n
+
+	b.log.Info("measuring ingest over the socket", "clients", b.o.clients, "for", b.o.ingest)
+	ie, err := newEnv("ingest", noModels)
+	if err != nil {
+		return err
+	}
+	if b.ingest, err = measureIngest(ctx, ie, b.o.clients, b.o.ingest); err != nil {
+		return fmt.Errorf("ingest: %w", err)
+	}
+
+	for _, n := range b.o.sizes {
+		ds, err := buildDataSet(ctx, b.log, b.o.cache, n, sizeEmb, k)
+		if err != nil {
+			return fmt.Errorf("data set %d: %w", n, err)
+		}
+		e, err := newEnv(fmt.Sprintf("size-%d", n), sizeModels)
+		if err != nil {
+			return err
+		}
+		b.log.Info("measuring a data set", "observations", n, "embedder", ds.embedder)
+		sr, err := measureSize(ctx, b.log, e, ds, sizeOptions{coldStarts: b.o.coldStarts, calls: b.o.calls})
+		if err != nil {
+			return fmt.Errorf("%d observations: %w", n, err)
+		}
+		sr.exact, sr.topics = ds.exact, ds.topics
+		vecs, err := topicVectors(ctx, b.log, b.o.cache, sizeEmb, k)
+		if err != nil {
+			return err
+		}
+		h, err := indexHeap(ctx, n, sizeEmb, vecs)
+		if err != nil {
+			return fmt.Errorf("index heap: %w", err)
+		}
+		sr.heapNote = fmt.Sprintf("in-process, the same search index holds %.0f MB of live heap (its vectors alone %.0f MB)", h.index, h.vectors)
+		if b.modelMB > 0 && sizeEmb.ID() != vector.HashEmbedderID {
+			sr.heapNote += fmt.Sprintf(" and the sentence encoder %.0f MB", b.modelMB)
+		}
+		b.sizes = append(b.sizes, sr)
+	}
+	return nil
+}
+
+// sampleTexts are the embedding texts of the first n observations of the
+// 10k set.
+func sampleTexts(n int) []string {
+	var out []string
+	for _, pr := range planDataSet(topics) {
+		if pr.rec.Observation != nil {
+			out = append(out, embedTextOf(*pr.rec.Observation))
+			if len(out) == n {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// row is one line of the table.
+type row struct {
+	what, measured, budget, verdict, notes string
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "ok"
+	}
+	return "**over**"
+}
+
+func (b *bench) rows() []row {
+	var rows []row
+	if h := b.hooks; h != nil {
+		trueP50 := h.binTrue.times.p50()
+		ratio := func(d time.Duration) string {
+			if trueP50 == 0 {
+				return ""
+			}
+			return fmt.Sprintf("%.1f× /bin/true", float64(d)/float64(trueP50))
+		}
+		nodeNote := h.node.note
+		if len(h.node.times) > 0 {
+			nodeNote = fmt.Sprintf("%d runs; %s; %.0f× the PostToolUse hook", len(h.node.times), ratio(h.node.times.p50()), float64(h.node.times.p50())/float64(h.postToolUse.times.p50()))
+		}
+		fails := func(p processResult) string {
+			if p.failed == 0 {
+				return ""
+			}
+			return fmt.Sprintf("; **%d failed or answered empty**", p.failed)
+		}
+		store := fmt.Sprintf("%s store, hashing embedder", sizeName(b.hookStore))
+		undelivered := ""
+		if h.undelivered > 0 {
+			undelivered = fmt.Sprintf("; **%d events did not reach the daemon**", h.undelivered)
+		}
+		rows = append(rows,
+			row{"hook PostToolUse, start to exit, daemon warm", p50p99(h.postToolUse.times), "p50 ≤ 5 ms, p99 ≤ 20 ms",
+				verdict(h.postToolUse.times.p50() <= 5*time.Millisecond && h.postToolUse.times.p99() <= 20*time.Millisecond),
+				fmt.Sprintf("%d runs (Edit, 4 KB originalFile), %s; %s%s%s", len(h.postToolUse.times), store, ratio(h.postToolUse.times.p50()), fails(h.postToolUse), undelivered)},
+			row{"hook SessionStart, start to exit, daemon warm", p50p99(h.sessionStart.times), "p50 ≤ 5 ms, p99 ≤ 20 ms",
+				verdict(h.sessionStart.times.p50() <= 5*time.Millisecond && h.sessionStart.times.p99() <= 20*time.Millisecond),
+				fmt.Sprintf("%d runs, new session each, context %d B, %s; %s%s", len(h.sessionStart.times), h.contextBytes, store, ratio(h.sessionStart.times.p50()), fails(h.sessionStart))},
+			row{"mnemo-hook on an event it does not handle (reference)", p50p99(h.floor.times), "", "",
+				fmt.Sprintf("%d runs, same loop: process start, payload read, exit, no socket; %s%s", len(h.floor.times), ratio(h.floor.times.p50()), fails(h.floor))},
+			row{"/bin/true, start to exit (reference)", p50p99(h.binTrue.times), "", "", fmt.Sprintf("%d runs, same loop", len(h.binTrue.times))},
+			row{"node -e '', start to exit (reference)", p50p99(h.node.times), "", "", nodeNote},
+			row{fmt.Sprintf("daemon memory, %s observations, hashing embedder", sizeName(b.hookStore)), fmt.Sprintf("%.0f MB RSS", h.rss.total), "≤ 120 MB", verdict(h.rss.total <= 120),
+				fmt.Sprintf("VmRSS of the daemon the hooks ran against (started after the import), after them: %s; no sentence encoder loaded", h.rss)},
+		)
+	}
+	in := b.ingest
+	lost := in.acked - in.storedRestart
+	lostNote := "none lost"
+	if lost != 0 || in.storedAtOnce != in.acked {
+		lostNote = fmt.Sprintf("**acked %d, stored %d at once and %d after a restart**", in.acked, in.storedAtOnce, in.storedRestart)
+	}
+	rows = append(rows, row{
+		fmt.Sprintf("durable ingest over the socket (%d clients, mnemo/postToolUse)", in.clients),
+		fmt.Sprintf("%.0f events/s", in.perSecond()), "≥ 2,000 events/s, none lost",
+		verdict(in.perSecond() >= 2000 && lostNote == "none lost"),
+		fmt.Sprintf("%d acked in %.1f s, call p50 %s · p99 %s; %s (counted at once and after SIGTERM + restart); %d errors; the worker made %d observations meanwhile (%s)",
+			in.acked, in.elapsed.Seconds(), ms(in.latency.p50()), ms(in.latency.p99()), lostNote, in.errors, in.observationsAt, in.embedder),
+	})
+	for _, s := range b.sizes {
+		k := sizeName(s.n)
+		at100k := s.n >= 100_000
+		emb := "embedder " + s.embedder
+		if !s.exact {
+			emb += fmt.Sprintf(" (queries embedded by it; stored vectors: %d topics' reused with noise)", s.topics)
+		}
+		if s.backgroundEmb != "" {
+			emb += "; **vectors not reused: " + s.backgroundEmb + "**"
+		}
+		budget := func(text string, ok bool) (string, string) {
+			if !at100k {
+				return "(" + text + " at 100k)", ""
+			}
+			return text, verdict(ok)
+		}
+		bSS, vSS := budget("≤ 15 ms", s.sessionStart.p50() <= 15*time.Millisecond)
+		bSearch, vSearch := budget("p50 ≤ 20 ms", s.search.p50() <= 20*time.Millisecond)
+		bCold, vCold := budget("≤ 1 s", s.coldStarts.p50() <= time.Second)
+		var colds []string
+		for _, c := range s.coldStarts {
+			colds = append(colds, ms(c))
+		}
+		var firsts []string
+		for _, c := range s.firstSearch {
+			firsts = append(firsts, ms(c))
+		}
+		bRSS, vRSS := "(≤ 120 MB at 10k)", ""
+		if s.n == 10_000 {
+			bRSS, vRSS = "≤ 120 MB", verdict(s.rssAfter.total <= 120)
+		}
+		rows = append(rows,
+			row{fmt.Sprintf("SessionStart context, %s observations (mnemo/sessionStart round trip)", k), p50p99(s.sessionStart), bSS, vSS,
+				fmt.Sprintf("%d calls, new session each, context %d B; context build alone (mnemo/context) %s", len(s.sessionStart), s.contextBytes, p50p99(s.context))},
+			row{fmt.Sprintf("search, %s observations (mnemo/search round trip)", k), p50p99(s.search), bSearch, vSearch,
+				fmt.Sprintf("%d queries (identifiers, paths, error text, questions; half within a project), limit 20, %d without hits; %s", len(s.search), s.searchEmpty, emb)},
+			row{fmt.Sprintf("daemon cold start to serving, %s observations", k), "median " + ms(s.coldStarts.p50()), bCold, vCold,
+				fmt.Sprintf("exec to the first mnemo/status answer; runs: %s (page cache warm)", strings.Join(colds, ", "))},
+			row{fmt.Sprintf("daemon cold start to the first search answered, %s observations", k), "median " + ms(s.firstSearch.p50()), "", "",
+				fmt.Sprintf("a search waits until the index is loaded; runs: %s; the daemon's log: search index loaded in %s", strings.Join(firsts, ", "), s.indexLoad)},
+			row{fmt.Sprintf("daemon memory, %s observations", k), fmt.Sprintf("%.0f MB RSS", s.rssAfter.total), bRSS, vRSS,
+				fmt.Sprintf("VmRSS after the searches and SessionStarts: %s; once the index was loaded: %s; %s", s.rssAfter, s.rssStart, s.heapNote)},
+			row{fmt.Sprintf("import, %s observations with vectors (mnemo import)", k), fmt.Sprintf("%.1f s", s.importTook.Seconds()), "", "",
+				fmt.Sprintf("%.0f observations/s; %s", float64(s.n)/s.importTook.Seconds(), s.importNote)},
+		)
+	}
+	for _, e := range b.embedders {
+		load := ""
+		if e.load > 0 {
+			load = fmt.Sprintf("; loading the model %s, %.0f MB of heap", ms(e.load), b.modelMB)
+		}
+		rows = append(rows, row{"embedding throughput, " + e.id, fmt.Sprintf("%.1f observations/s", e.perSecond), "", "",
+			fmt.Sprintf("%d observation texts on %d CPUs, in-process; one observation on one CPU %s; one search query %s%s", e.texts, e.cpus, ms(e.single), p50p99(e.query), load)})
+	}
+	if b.embedErr != "" {
+		rows = append(rows, row{"embedding throughput, USE-Lite", "not measured", "", "", b.embedErr})
+	}
+	return rows
+}
+
+func sizeName(n int) string {
+	if n%1000 == 0 {
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return strconv.Itoa(n)
+}
+
+// print writes the table in Markdown, with the command and the machine.
+func (b *bench) print(w io.Writer) {
+	fmt.Fprintf(w, "Command: `%s`  \n", b.command)
+	fmt.Fprintf(w, "Machine: %s, %d CPUs, %s; %s; run of %s, took %s  \n\n", cpuModel(), runtime.NumCPU(), runtime.GOOS+"/"+runtime.GOARCH,
+		runtime.Version(), b.started.UTC().Format("2006-01-02 15:04 MST"), b.took.Round(time.Second))
+	fmt.Fprintln(w, "| what | measured | budget | | notes |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, r := range b.rows() {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", r.what, r.measured, r.budget, r.verdict, strings.ReplaceAll(r.notes, "|", "\\|"))
+	}
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "model name"); ok {
+			return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+		}
+	}
+	return runtime.GOARCH
+}
