@@ -22,7 +22,7 @@ import (
 
 // DaemonMemoryLimit is the daemon's soft memory limit (GOMEMLIMIT
 // overrides it).
-const DaemonMemoryLimit = 96 << 20
+const DaemonMemoryLimit = 128 << 20
 
 // DefaultIdleTimeout is how long the daemon waits with no client and no
 // queued work before it exits.
