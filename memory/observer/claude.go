@@ -60,20 +60,11 @@ func (c *Claude) Name() string { return KindClaude }
 // budget or an unusable CLI (missing, not logged in, rate-limited) returns
 // an error wrapping memory.ErrFallback.
 func (c *Claude) Run(ctx context.Context, in memory.AgentInput) (memory.AgentOutput, error) {
-	id, resume := in.NewID, false
-	if in.ResumeID != "" {
-		id, resume = in.ResumeID, true
-	}
-	if id == "" || len(in.Events) == 0 {
-		return memory.AgentOutput{}, errors.New("claude: a run needs a memory session id and events")
-	}
-	if err := c.gate.available(); err != nil {
+	id, resume, err := c.admit("claude", in)
+	if err != nil {
 		return memory.AgentOutput{}, err
 	}
 	csid := in.Session.ContentSessionID
-	if spent := c.ledger.allow(csid); spent != "" {
-		return memory.AgentOutput{}, c.gate.spent(spent)
-	}
 	bin, err := c.binary()
 	if err != nil {
 		return memory.AgentOutput{}, c.gate.down("claude binary not found: " + err.Error())

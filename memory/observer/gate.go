@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // gate remembers why an agent declines runs: a spent budget (until the
@@ -79,4 +81,24 @@ func (s spending) AgentStatus() string {
 // Spent returns the tokens spent today and by a content session.
 func (s spending) Spent(contentSessionID string) (today, inSession int64) {
 	return s.ledger.spent(contentSessionID)
+}
+
+// admit is the start every remote run shares: the memory session it runs
+// under (resume when in.ResumeID is set), then the gate and the budget,
+// which decline with errors wrapping memory.ErrFallback.
+func (s spending) admit(agent string, in memory.AgentInput) (id string, resume bool, err error) {
+	id, resume = in.NewID, false
+	if in.ResumeID != "" {
+		id, resume = in.ResumeID, true
+	}
+	if id == "" || len(in.Events) == 0 {
+		return "", false, fmt.Errorf("%s: a run needs a memory session id and events", agent)
+	}
+	if err := s.gate.available(); err != nil {
+		return "", false, err
+	}
+	if spent := s.ledger.allow(in.Session.ContentSessionID); spent != "" {
+		return "", false, s.gate.spent(spent)
+	}
+	return id, resume, nil
 }

@@ -125,20 +125,11 @@ type chatResponse struct {
 // An endpoint that does not answer, or answers with an HTTP error, and a
 // spent budget return errors wrapping memory.ErrFallback.
 func (a *OpenAICompatible) Run(ctx context.Context, in memory.AgentInput) (memory.AgentOutput, error) {
-	id, resume := in.NewID, false
-	if in.ResumeID != "" {
-		id, resume = in.ResumeID, true
-	}
-	if id == "" || len(in.Events) == 0 {
-		return memory.AgentOutput{}, errors.New("openai-compatible: a run needs a memory session id and events")
-	}
-	if err := a.gate.available(); err != nil {
+	id, resume, err := a.admit("openai-compatible", in)
+	if err != nil {
 		return memory.AgentOutput{}, err
 	}
 	csid := in.Session.ContentSessionID
-	if spent := a.ledger.allow(csid); spent != "" {
-		return memory.AgentOutput{}, a.gate.spent(spent)
-	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var history []chatMessage
