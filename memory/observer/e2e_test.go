@@ -153,11 +153,8 @@ func (w *e2eWorld) saveArtifacts() {
 		return
 	}
 	var b bytes.Buffer
-	for _, r := range w.srv.Requests() {
-		line, _ := json.Marshal(map[string]any{"time": r.Time, "path": r.Path, "kind": r.Kind, "script": r.Script,
-			"source": r.Source, "step": r.Step, "note": r.Note, "reply": r.Reply, "body": json.RawMessage(validJSON(r.Body))})
-		b.Write(line)
-		b.WriteByte('\n')
+	if err := w.srv.WriteRequests(&b); err != nil {
+		w.t.Logf("artifacts: %v", err)
 	}
 	w.save("server-requests.jsonl", b.Bytes())
 	_ = filepath.WalkDir(w.agents, func(path string, d fs.DirEntry, err error) error {
@@ -168,14 +165,6 @@ func (w *e2eWorld) saveArtifacts() {
 		}
 		return nil
 	})
-}
-
-func validJSON(b []byte) []byte {
-	if json.Valid(b) {
-		return b
-	}
-	q, _ := json.Marshal(string(b))
-	return q
 }
 
 func mkdirAll(t testing.TB, parts ...string) string {

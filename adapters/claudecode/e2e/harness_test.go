@@ -448,25 +448,8 @@ func (h *harness) saveRequests() {
 		return
 	}
 	var b bytes.Buffer
-	for _, r := range h.srv.Requests() {
-		line, err := json.Marshal(map[string]any{
-			"time": r.Time, "method": r.Method, "path": r.Path, "kind": r.Kind, "script": r.Script,
-			"source": r.Source, "step": r.Step, "note": r.Note, "reply": r.Reply, "body": json.RawMessage(validJSON(r.Body)),
-		})
-		if err != nil {
-			h.t.Logf("artifacts: %v", err)
-			continue
-		}
-		b.Write(line)
-		b.WriteByte('\n')
+	if err := h.srv.WriteRequests(&b); err != nil {
+		h.t.Logf("artifacts: %v", err)
 	}
 	h.save("server-requests.jsonl", b.Bytes())
-}
-
-func validJSON(b []byte) []byte {
-	if json.Valid(b) {
-		return b
-	}
-	q, _ := json.Marshal(string(b))
-	return q
 }

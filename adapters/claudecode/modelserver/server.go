@@ -412,3 +412,25 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
 }
+
+// WriteRequests writes every recorded request to w as one JSON line each
+// (time, method, path, kind, script, source, step, note, reply, body; a
+// body that is not JSON is written as a string): the artifact tests keep
+// to read a failed run.
+func (s *Server) WriteRequests(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	for _, r := range s.Requests() {
+		body := json.RawMessage(r.Body)
+		if !json.Valid(body) {
+			body, _ = json.Marshal(string(r.Body))
+		}
+		err := enc.Encode(map[string]any{
+			"time": r.Time, "method": r.Method, "path": r.Path, "kind": r.Kind, "script": r.Script,
+			"source": r.Source, "step": r.Step, "note": r.Note, "reply": r.Reply, "body": body,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
