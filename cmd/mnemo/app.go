@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -208,4 +209,19 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// inProcessClient is a client of m's own methods over an in-memory pipe:
+// the same method table a socket client gets, without a socket. stop
+// closes both ends.
+func (m *Main) inProcessClient(ctx context.Context) (*rpc.Client, func()) {
+	a, b := net.Pipe()
+	c := newConnection(m.Memory, m.Logger, m.Home)
+	conn := rpc.Serve(ctx, b, c.Handler())
+	cl := rpc.NewClient(a, nil)
+	return cl, func() {
+		cl.Close()
+		conn.Close()
+		c.editor.Close()
+	}
 }

@@ -192,20 +192,6 @@ func (d *Daemon) watchSpool(ctx context.Context) {
 	}
 }
 
-// inProcessClient is a client of this daemon's own methods over an
-// in-memory pipe.
-func (d *Daemon) inProcessClient(ctx context.Context) (*rpc.Client, func()) {
-	a, b := net.Pipe()
-	c := newConnection(d.Memory, d.Logger, d.Home)
-	conn := rpc.Serve(ctx, b, c.Handler())
-	cl := rpc.NewClient(a, nil)
-	return cl, func() {
-		cl.Close()
-		conn.Close()
-		c.editor.Close()
-	}
-}
-
 func (d *Daemon) watchIdle(ctx context.Context, stop context.CancelFunc) {
 	tick := time.NewTicker(min(d.IdleTimeout/4, time.Minute))
 	defer tick.Stop()

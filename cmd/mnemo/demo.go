@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/rpc"
 )
 
 // demoSession is a recorded Claude Code session (the hook calls it made),
@@ -61,12 +59,8 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	a, b := net.Pipe()
-	conn := newConnection(m.Memory, m.Logger, home)
-	srv := rpc.Serve(ctx, b, conn.Handler())
-	defer srv.Close()
-	cl := rpc.NewClient(a, nil)
-	defer cl.Close()
+	cl, stop := m.inProcessClient(ctx)
+	defer stop()
 
 	fmt.Fprintf(w, "Playing a recorded Claude Code session into a fresh memory (%s)\n\n", home)
 	start := time.Now()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -63,11 +62,12 @@ func serveInProcess(ctx context.Context, home string, log *slog.Logger, rwc io.R
 		return err
 	}
 	defer m.Close()
-	return serveConn(ctx, m, home, log, rwc)
+	return serveConn(ctx, m, rwc)
 }
 
-func serveConn(ctx context.Context, m *Main, home string, log *slog.Logger, rwc io.ReadWriteCloser) error {
-	c := newConnection(m.Memory, log, home)
+func serveConn(ctx context.Context, m *Main, rwc io.ReadWriteCloser) error {
+	log := m.Logger
+	c := newConnection(m.Memory, log, m.Home)
 	defer c.editor.Close()
 	conn := rpc.Serve(ctx, rwc, c.Handler())
 	select {
@@ -102,5 +102,3 @@ func serveForwarded(ctx context.Context, home string, log *slog.Logger, rwc io.R
 }
 
 func defaultLogPath(home, name string) string { return filepath.Join(home, "logs", name+".log") }
-
-var _ = os.Getpid
