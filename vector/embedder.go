@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Embedder turns text into a vector.
@@ -65,4 +66,19 @@ func normalize(v []float32) bool {
 		v[i] = float32(float64(x) * r)
 	}
 	return true
+}
+
+// unitVector returns v when its length is 1 (within chromem-go's tolerance),
+// else a normalized copy.
+func unitVector(v []float32) []float32 {
+	var ss float64
+	for _, x := range v {
+		ss += float64(x) * float64(x)
+	}
+	if math.Abs(math.Sqrt(ss)-1) < 1e-5 {
+		return v
+	}
+	u := slices.Clone(v)
+	normalize(u)
+	return u
 }

@@ -20,3 +20,8 @@ func InstallFrom(ctx context.Context, spec, tarballSHA256 string, files []ModelF
 	}
 	return installModel(ctx, src, dir, progress)
 }
+
+// SetPrefilterMin sets the number of vectors in scope from which a vector
+// search compares sign codes first, so that the tests can run both paths on
+// small sets.
+func (ix *Index) SetPrefilterMin(n int) { ix.prefilterMin = n }

@@ -183,6 +183,13 @@ type Index struct {
 	gone  []bool                         // by slot: listed in dead
 	free  []uint32                       // slots ready for reuse
 	kw    keywordIndex
+	words int      // 64-bit words of a vector's sign code
+	codes []uint64 // sign codes by slot, words each
+	proj  *projection
+	nvec  int // documents with a vector
+	// prefilterMin is the scope from which a vector search uses the sign
+	// codes (a variable for the tests).
+	prefilterMin int
 
 	scratch sync.Pool // *[]float32, per-slot keyword scores
 }
@@ -193,12 +200,15 @@ func NewIndex(e Embedder) *Index {
 		emb: e,
 		// chromem-go falls back to OpenAI when given a nil function; ours is
 		// always set, and only used if chromem ever embeds on its own.
-		embedFunc: func(ctx context.Context, text string) ([]float32, error) { return e.Embed(ctx, text) },
-		db:        chromem.NewDB(),
-		cols:      make(map[string]*chromem.Collection),
-		byID:      make(map[uint64]uint32),
-		kw:        newKeywordIndex(),
-		fusion:    semanticFusion,
+		embedFunc:    func(ctx context.Context, text string) ([]float32, error) { return e.Embed(ctx, text) },
+		db:           chromem.NewDB(),
+		cols:         make(map[string]*chromem.Collection),
+		byID:         make(map[uint64]uint32),
+		kw:           newKeywordIndex(),
+		fusion:       semanticFusion,
+		words:        codeWords(e.Dim()),
+		proj:         newProjection(e.Dim()),
+		prefilterMin: prefilterMin,
 	}
 	if _, ok := e.(lexicalEmbedder); ok {
 		ix.fusion = lexicalFusion
@@ -268,15 +278,20 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 		if d.Vector == nil {
 			continue
 		}
+		// chromem-go would normalize a copy; the prefilter needs the same
+		// unit vector.
+		v := unitVector(d.Vector)
 		col, err := ix.collection(d.Project)
 		if err == nil {
-			err = col.AddDocument(ctx, chromem.Document{ID: docKey(d.ID), Embedding: d.Vector})
+			err = col.AddDocument(ctx, chromem.Document{ID: docKey(d.ID), Embedding: v})
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("doc %d: %w", d.ID, err))
 			continue
 		}
-		e.vector = d.Vector
+		e.vector = v
+		ix.proj.code(v, ix.codes[int(slot)*ix.words:int(slot+1)*ix.words])
+		ix.nvec++
 	}
 	ix.maybeCompact()
 	if len(errs) > 0 {
@@ -369,6 +384,7 @@ func (ix *Index) Remove(ids ...uint64) {
 func (ix *Index) removeSlot(slot uint32) {
 	e := ix.slots[slot]
 	if e.vector != nil {
+		ix.nvec--
 		if col := ix.cols[e.project]; col != nil {
 			// An id-only delete of an in-memory collection cannot fail.
 			_ = col.Delete(context.Background(), nil, nil, docKey(e.id))
@@ -398,6 +414,7 @@ func (ix *Index) newSlot() uint32 {
 	}
 	ix.slots = append(ix.slots, nil)
 	ix.gone = append(ix.gone, false)
+	ix.codes = append(ix.codes, make([]uint64, ix.words)...)
 	return uint32(len(ix.slots) - 1)
 }
 
@@ -611,8 +628,16 @@ func (ix *Index) scores() *[]float32 {
 // keeps, from the project's collection or from all of them.
 func (ix *Index) vectorRanking(ctx context.Context, qv []float32, project string, f *filter, depth int) ([]ranked, error) {
 	cols := ix.cols
+	scope := ix.nvec
 	if project != "" {
 		cols = map[string]*chromem.Collection{project: ix.cols[project]}
+		scope = 0
+		if col := cols[project]; col != nil {
+			scope = col.Count()
+		}
+	}
+	if scope >= ix.prefilterMin {
+		return ix.prefilterRanking(unitVector(qv), f, depth), nil
 	}
 	// For the filters chromem-go cannot express, count what they keep in
 	// each collection, and fetch enough to still have depth hits after

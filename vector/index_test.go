@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -452,5 +453,67 @@ func TestIndexConcurrent(t *testing.T) {
 	wg.Wait()
 	if want := 6 + 4*33; ix.Len() != want {
 		t.Errorf("Len %d, want %d", ix.Len(), want)
+	}
+}
+
+// TestIndexPrefilterMatchesExhaustive runs every evaluation query through
+// both vector search paths: chromem-go's exhaustive scan and the sign-code
+// prefilter. When the prefilter passes every document on (a small store),
+// the hits and their similarities are the same; with filters too.
+func TestIndexPrefilterMatchesExhaustive(t *testing.T) {
+	ctx := context.Background()
+	s := loadEvalSet(t, "testdata/eval")
+	ix := vector.NewIndex(vector.NewHashEmbedder())
+	if err := ix.Add(ctx, s.docs...); err != nil {
+		t.Fatal(err)
+	}
+	// A document whose vector is not of unit length is normalized alike.
+	long := s.docs[0]
+	long.ID, long.Vector = 1000, slices.Clone(s.docs[0].Vector)
+	for i := range long.Vector {
+		long.Vector[i] *= 3
+	}
+	if err := ix.Add(ctx, long); err != nil {
+		t.Fatal(err)
+	}
+	variants := []struct {
+		name string
+		set  func(q *vector.Query)
+	}{
+		{"as labelled", func(q *vector.Query) {}},
+		{"all projects", func(q *vector.Query) { q.Project = "" }},
+		{"bugfixes", func(q *vector.Query) { q.Types = []string{"bugfix"} }},
+		{"a file", func(q *vector.Query) { q.Project, q.Files = "", []string{"internal/"} }},
+		{"a time window", func(q *vector.Query) { q.Since, q.Until = s.docs[20].Time, s.docs[120].Time }},
+	}
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			for _, eq := range s.queries {
+				q := vector.Query{Text: eq.Query, Project: eq.Project, Limit: 20, Mode: vector.Vector}
+				v.set(&q)
+				ix.SetPrefilterMin(math.MaxInt)
+				want, err := ix.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ix.SetPrefilterMin(0)
+				got, err := ix.Search(ctx, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(got) != len(want) {
+					t.Fatalf("%q: %d hits with the prefilter, %d without", q.Text, len(got), len(want))
+				}
+				for i := range want {
+					if math.Abs(got[i].Score-want[i].Score) > 1e-5 {
+						t.Fatalf("%q hit %d: similarity %.6f with the prefilter, %.6f without", q.Text, i, got[i].Score, want[i].Score)
+					}
+					// Equal similarities may come in either order.
+					if got[i].ID != want[i].ID && math.Abs(got[i].Score-want[(i+1)%len(want)].Score) > 1e-5 && (i == 0 || math.Abs(got[i].Score-want[i-1].Score) > 1e-5) {
+						t.Fatalf("%q hit %d: doc %d with the prefilter, %d without", q.Text, i, got[i].ID, want[i].ID)
+					}
+				}
+			}
+		})
 	}
 }
