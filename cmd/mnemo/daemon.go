@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -223,8 +224,28 @@ func daemonStart(home string) (rpc.StartOptions, error) {
 }
 
 // dialDaemon connects to the daemon (starting it when start is true) and
-// performs the handshake.
+// performs the handshake. A daemon that dies or exits at idle while a
+// client connects resets the connection; the dial is then tried again, so
+// that a new daemon is started (or the socket found gone).
 func dialDaemon(ctx context.Context, home string, log *slog.Logger, client string, start bool) (net.Conn, error) {
+	for attempt := 1; ; attempt++ {
+		nc, err := dialOnce(ctx, home, client, start)
+		if err == nil || attempt == dialAttempts || !connectionLost(err) {
+			return nc, err
+		}
+		log.Debug("daemon connection lost during the handshake; dialing again", "attempt", attempt, "err", err)
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		}
+	}
+}
+
+// dialAttempts bounds the dials of dialDaemon.
+const dialAttempts = 3
+
+func dialOnce(ctx context.Context, home string, client string, start bool) (net.Conn, error) {
 	var (
 		nc  net.Conn
 		err error
@@ -248,6 +269,12 @@ func dialDaemon(ctx context.Context, home string, log *slog.Logger, client strin
 		return nil, err
 	}
 	return nc, nil
+}
+
+// connectionLost reports whether err says the other end closed the
+// connection: a daemon that was killed or was exiting.
+func connectionLost(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // withDaemon runs fn with a client of the daemon.

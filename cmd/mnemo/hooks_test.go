@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -277,6 +278,43 @@ func TestHookSessionStartInjectsContext(t *testing.T) {
 		if !strings.Contains(sessions, want) {
 			t.Errorf("mnemo sessions lacks %q:\n%s", want, sessions)
 		}
+	}
+}
+
+// A daemon that dies while a command connects resets the connection during
+// the handshake; the command dials again, starts a new daemon and answers.
+// Here the dying daemon is a listener that resets its one connection, then
+// goes away with its socket.
+func TestCommandOutlivesADaemonDyingAtConnect(t *testing.T) {
+	env := newTestEnv(t)
+	t.Cleanup(func() { stopDaemon(t, env) })
+	sock := rpc.SocketPath(env.home)
+	if err := os.MkdirAll(filepath.Dir(sock), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reset := make(chan error, 1)
+	go func() {
+		defer ln.Close() // removes the socket file
+		c, err := ln.AcceptUnix()
+		if err != nil {
+			reset <- err
+			return
+		}
+		// Read the first byte of the hello and close: a Unix socket closed
+		// with unread data resets its peer, as a killed daemon's does.
+		c.Read(make([]byte, 1))
+		reset <- c.Close()
+	}()
+	st := daemonStatus(t, env)
+	if err := <-reset; err != nil {
+		t.Fatalf("the dying listener: %v", err)
+	}
+	if st.PID == 0 || st.PID == os.Getpid() {
+		t.Fatalf("status after the reset = %+v, want a new daemon's", st)
 	}
 }
 
