@@ -477,6 +477,8 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		case errors.Is(err, ErrNoText):
 		case err != nil:
 			return nil, fmt.Errorf("search: embed query: %w", err)
+		case len(v) != ix.emb.Dim():
+			return nil, fmt.Errorf("search: embedder %s gave %d dimensions for the query, want %d", ix.emb.ID(), len(v), ix.emb.Dim())
 		default:
 			qv = v
 		}

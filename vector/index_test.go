@@ -517,3 +517,30 @@ func TestIndexPrefilterMatchesExhaustive(t *testing.T) {
 		})
 	}
 }
+
+// shortQueryEmbedder embeds documents as the hashing embedder does and
+// queries with a vector one value short, as a misconfigured server might.
+type shortQueryEmbedder struct{ vector.Embedder }
+
+func (s shortQueryEmbedder) Embed(ctx context.Context, text string) ([]float32, error) {
+	v, err := s.Embedder.Embed(ctx, text)
+	if err != nil || !strings.HasPrefix(text, "query:") {
+		return v, err
+	}
+	return v[:len(v)-1], nil
+}
+
+func TestIndexRefusesAQueryVectorOfAnotherLength(t *testing.T) {
+	ctx := context.Background()
+	ix := vector.NewIndex(shortQueryEmbedder{vector.NewHashEmbedder()})
+	if err := ix.Add(ctx, sampleDocs()...); err != nil {
+		t.Fatal(err)
+	}
+	for _, min := range []int{0, math.MaxInt} { // the prefilter, chromem-go
+		ix.SetPrefilterMin(min)
+		_, err := ix.Search(ctx, vector.Query{Text: "query: session token", Mode: vector.Vector})
+		if err == nil || !strings.Contains(err.Error(), "dimensions for the query") {
+			t.Errorf("prefilter from %d: err = %v, want the dimensions named", min, err)
+		}
+	}
+}
