@@ -398,3 +398,11 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// EachTerm calls fn for every keyword term of text, in order, with the byte
+// span [start, end) of the raw token it came from: the terms the keyword
+// index ranks by. term is only valid during the call.
+func EachTerm(text string, fn func(term []byte, start, end int)) {
+	var t tokenizer
+	t.each(text, fn)
+}
