@@ -13,12 +13,11 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/internal/evalset"
 )
 
-// benchCorpus makes n realistic memories from the evaluation set: each is an
-// observation of the set, in one of 10 projects, with a fact of its own
-// naming made-up functions and files, so the vocabulary grows with n as a
-// real store's does. Vectors come from the hashing embedder: the time of a
+// benchCorpus makes n realistic memories from the evaluation set
+// (evalset.Corpus), with vectors from the hashing embedder: the time of a
 // search does not depend on what the vectors mean.
 func benchCorpus(b *testing.B, n int) []vector.Doc {
 	b.Helper()
@@ -27,37 +26,10 @@ func benchCorpus(b *testing.B, n int) []vector.Doc {
 	if docs, ok := corpora[n]; ok {
 		return docs
 	}
-	s := loadEvalSet(b, "testdata/eval")
-	rng := rand.New(rand.NewPCG(uint64(n), 7))
-	docs := make([]vector.Doc, n)
-	for i := range docs {
-		base := s.docs[i%len(s.docs)]
-		d := base
-		d.ID = uint64(i + 1)
-		d.Project = fmt.Sprintf("project-%d", i%10)
-		d.Time = t0.Add(time.Duration(i) * time.Minute)
-		fn := fmt.Sprintf("handle%sRequest%d", []string{"Login", "Invoice", "Refund", "Upload", "Export"}[rng.IntN(5)], rng.IntN(n))
-		file := fmt.Sprintf("internal/pkg%d/file%d.go", rng.IntN(200), rng.IntN(n))
-		d.Text += fmt.Sprintf("\n%s in %s returned error E%04d after %d ms.", fn, file, rng.IntN(10000), rng.IntN(5000))
-		d.Files = append(slices.Clone(base.Files), file)
-		docs[i] = d
+	docs := loadEvalSet(b, "testdata/eval").Corpus(n)
+	if err := evalset.Embed(context.Background(), vector.NewHashEmbedder(), docs); err != nil {
+		b.Fatal(err)
 	}
-	e := vector.NewHashEmbedder()
-	var wg sync.WaitGroup
-	for w := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := w; i < n; i += 2 {
-				v, err := e.Embed(context.Background(), docs[i].Title+"\n"+docs[i].Text)
-				if err != nil {
-					panic(err)
-				}
-				docs[i].Vector = v
-			}
-		}()
-	}
-	wg.Wait()
 	corpora[n] = docs
 	return docs
 }
@@ -104,7 +76,7 @@ func processCPU() time.Duration {
 // and, when MNEMO_MODELS has it, the sentence encoder embedding the query.
 func BenchmarkSearch(b *testing.B) {
 	ctx := context.Background()
-	queries := loadEvalSet(b, "testdata/eval").queries
+	queries := loadEvalSet(b, "testdata/eval").Queries
 	embedders := []vector.Embedder{vector.NewHashEmbedder()}
 	if m := benchUSELite(b); m != nil {
 		embedders = append(embedders, m)
@@ -124,7 +96,7 @@ func BenchmarkSearch(b *testing.B) {
 						for b.Loop() {
 							q := vector.Query{Text: queries[i%len(queries)].Query, Mode: mode}
 							if scope == "project" {
-								q.Project = fmt.Sprintf("project-%d", i%10)
+								q.Project = evalset.ProjectName(i)
 							}
 							i++
 							start := time.Now()
@@ -172,10 +144,10 @@ func BenchmarkEmbed(b *testing.B) {
 		embedders = append(embedders, m)
 	}
 	texts := map[string][]string{}
-	for _, q := range s.queries {
+	for _, q := range s.Queries {
 		texts["query"] = append(texts["query"], q.Query)
 	}
-	for _, d := range s.docs {
+	for _, d := range s.Docs {
 		texts["observation"] = append(texts["observation"], d.Title+"\n"+d.Text+"\n"+strings.Join(d.Files, "\n"))
 	}
 	for _, e := range embedders {
@@ -217,7 +189,7 @@ func benchUSELite(b *testing.B) vector.Embedder {
 // store of perturbed copies of the evaluation set's encodings.
 func BenchmarkPrefilterRecall(b *testing.B) {
 	ctx := context.Background()
-	queries := loadEvalSet(b, "testdata/eval").queries
+	queries := loadEvalSet(b, "testdata/eval").Queries
 	type store struct {
 		name string
 		ix   *vector.Index
@@ -242,7 +214,7 @@ func BenchmarkPrefilterRecall(b *testing.B) {
 				for b.Loop() {
 					q := vector.Query{Text: queries[i%len(queries)].Query, Mode: vector.Vector, Limit: 100}
 					if scope == "project" {
-						q.Project = fmt.Sprintf("project-%d", i%10)
+						q.Project = evalset.ProjectName(i)
 					}
 					i++
 					st.ix.SetPrefilterMin(math.MaxInt)
@@ -294,8 +266,8 @@ func BenchmarkPrefilterRecall(b *testing.B) {
 func useLiteStore(b *testing.B, m vector.Embedder, n int) *vector.Index {
 	b.Helper()
 	s := loadEvalSet(b, "testdata/eval")
-	base := make([][]float32, len(s.docs))
-	for i, d := range s.docs {
+	base := make([][]float32, len(s.Docs))
+	for i, d := range s.Docs {
 		v, err := m.Embed(context.Background(), d.Title+"\n"+d.Text)
 		if err != nil {
 			b.Fatal(err)
@@ -310,7 +282,7 @@ func useLiteStore(b *testing.B, m vector.Embedder, n int) *vector.Index {
 		for j := range v {
 			v[j] += float32(rng.NormFloat64() * noise)
 		}
-		docs[i] = vector.Doc{ID: uint64(i + 1), Project: fmt.Sprintf("project-%d", i%10), Title: s.docs[i%len(s.docs)].Title, Vector: v}
+		docs[i] = vector.Doc{ID: uint64(i + 1), Project: evalset.ProjectName(i), Title: s.Docs[i%len(s.Docs)].Title, Vector: v}
 	}
 	ix := vector.NewIndex(m)
 	if err := ix.Add(context.Background(), docs...); err != nil {

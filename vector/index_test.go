@@ -464,12 +464,12 @@ func TestIndexPrefilterMatchesExhaustive(t *testing.T) {
 	ctx := context.Background()
 	s := loadEvalSet(t, "testdata/eval")
 	ix := vector.NewIndex(vector.NewHashEmbedder())
-	if err := ix.Add(ctx, s.docs...); err != nil {
+	if err := ix.Add(ctx, s.Docs...); err != nil {
 		t.Fatal(err)
 	}
 	// A document whose vector is not of unit length is normalized alike.
-	long := s.docs[0]
-	long.ID, long.Vector = 1000, slices.Clone(s.docs[0].Vector)
+	long := s.Docs[0]
+	long.ID, long.Vector = 1000, slices.Clone(s.Docs[0].Vector)
 	for i := range long.Vector {
 		long.Vector[i] *= 3
 	}
@@ -484,11 +484,11 @@ func TestIndexPrefilterMatchesExhaustive(t *testing.T) {
 		{"all projects", func(q *vector.Query) { q.Project = "" }},
 		{"bugfixes", func(q *vector.Query) { q.Types = []string{"bugfix"} }},
 		{"a file", func(q *vector.Query) { q.Project, q.Files = "", []string{"internal/"} }},
-		{"a time window", func(q *vector.Query) { q.Since, q.Until = s.docs[20].Time, s.docs[120].Time }},
+		{"a time window", func(q *vector.Query) { q.Since, q.Until = s.Docs[20].Time, s.Docs[120].Time }},
 	}
 	for _, v := range variants {
 		t.Run(v.name, func(t *testing.T) {
-			for _, eq := range s.queries {
+			for _, eq := range s.Queries {
 				q := vector.Query{Text: eq.Query, Project: eq.Project, Limit: 20, Mode: vector.Vector}
 				v.set(&q)
 				ix.SetPrefilterMin(math.MaxInt)

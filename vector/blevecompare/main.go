@@ -28,6 +28,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/mnemo-dev/mnemo/vector/internal/evalset"
 	"io"
 	"log/slog"
 	"os"
@@ -90,7 +91,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		return err
 	}
 
-	s, err := loadEvalSet(*evalDir)
+	s, err := evalset.Load(*evalDir)
 	if err != nil {
 		return err
 	}

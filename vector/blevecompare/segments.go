@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/mnemo-dev/mnemo/vector/internal/evalset"
 	"io"
 	"path/filepath"
 	"time"
@@ -16,7 +17,7 @@ import (
 // segment per batch; only an index with a path merges them in the
 // background (scorch starts its merger and persister only then), so an
 // in-memory scorch index keeps every one.
-func measureAdds(ctx context.Context, w io.Writer, s *evalSet, b bleveSetup, n, adds int, tempDir string) error {
+func measureAdds(ctx context.Context, w io.Writer, s *evalset.Set, b bleveSetup, n, adds int, tempDir string) error {
 	docs, err := corpus(ctx, s, n+adds)
 	if err != nil {
 		return err
@@ -74,10 +75,10 @@ func measureAdds(ctx context.Context, w io.Writer, s *evalSet, b bleveSetup, n, 
 }
 
 // allLatencies times three passes of the queries across all projects.
-func allLatencies(ix built, s *evalSet) ([]time.Duration, error) {
+func allLatencies(ix built, s *evalset.Set) ([]time.Duration, error) {
 	var ds []time.Duration
 	for range 3 {
-		for _, q := range s.queries {
+		for _, q := range s.Queries {
 			start := time.Now()
 			if err := ix.search(q.Query, ""); err != nil {
 				return nil, err

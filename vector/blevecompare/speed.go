@@ -16,6 +16,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 
 	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/internal/evalset"
 )
 
 // speedConfig says how much to measure.
@@ -195,7 +196,7 @@ func bleveBuilt(b bleveSetup, idx *bleve.Index, dir string) built {
 
 // measureSpeed builds every engine at every size cfg.runs times and writes
 // a table of medians per size.
-func measureSpeed(ctx context.Context, w io.Writer, s *evalSet, engines []engine, cfg speedConfig) error {
+func measureSpeed(ctx context.Context, w io.Writer, s *evalset.Set, engines []engine, cfg speedConfig) error {
 	for _, n := range cfg.sizes {
 		docs, err := corpus(ctx, s, n)
 		if err != nil {
@@ -235,7 +236,7 @@ func measureSpeed(ctx context.Context, w io.Writer, s *evalSet, engines []engine
 }
 
 // measureOnce builds one engine over docs and measures it.
-func measureOnce(ctx context.Context, eng engine, s *evalSet, docs, extra []vector.Doc, cfg speedConfig, run int) (sample, error) {
+func measureOnce(ctx context.Context, eng engine, s *evalset.Set, docs, extra []vector.Doc, cfg speedConfig, run int) (sample, error) {
 	var smp sample
 	dir := filepath.Join(cfg.tempDir, fmt.Sprintf("idx-%d-%d", len(docs), run))
 	defer os.RemoveAll(dir)
@@ -264,10 +265,10 @@ func measureOnce(ctx context.Context, eng engine, s *evalSet, docs, extra []vect
 		}
 	}
 
-	proj, all := make([]time.Duration, 0, cfg.reps*len(s.queries)), make([]time.Duration, 0, cfg.reps*len(s.queries))
+	proj, all := make([]time.Duration, 0, cfg.reps*len(s.Queries)), make([]time.Duration, 0, cfg.reps*len(s.Queries))
 	for range cfg.reps {
-		for i, q := range s.queries {
-			for _, project := range []string{projectName(i), ""} {
+		for i, q := range s.Queries {
+			for _, project := range []string{evalset.ProjectName(i), ""} {
 				start := time.Now()
 				if err := ix.search(q.Query, project); err != nil {
 					return smp, err
