@@ -34,17 +34,12 @@ const (
 // codeWords is the number of 64-bit words of the code of a dim-vector.
 func codeWords(dim int) int { return (dim + 31) / 32 }
 
-// projection turns a vector into its code: two bits per component, one set
+// signCode writes the code of v into code: two bits per component, one set
 // when it is positive, one when it is negative. A dense vector (a sentence
 // encoder's) sets one of the two for every component; a sparse one (the
 // hashing embedder's) sets neither for its zeros, so that two sparse vectors
 // differ by the components that one has and the other has not.
-type projection struct{ dim int }
-
-func newProjection(dim int) *projection { return &projection{dim} }
-
-// code writes the code of v into code.
-func (p *projection) code(v []float32, code []uint64) {
+func signCode(v []float32, code []uint64) {
 	clear(code)
 	for i, x := range v {
 		switch {
@@ -105,7 +100,7 @@ func dotUnrolled(a, b []float32) float32 {
 func (ix *Index) prefilterRanking(qv []float32, f *filter, depth int) []ranked {
 	w := ix.words
 	qcode := make([]uint64, w)
-	ix.proj.code(qv, qcode)
+	signCode(qv, qcode)
 
 	// First stage: the distance of every kept vector's code, by slot, on
 	// all CPUs; 0xFFFF marks a slot out of scope.

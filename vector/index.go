@@ -183,10 +183,9 @@ type Index struct {
 	gone  []bool                         // by slot: listed in dead
 	free  []uint32                       // slots ready for reuse
 	kw    keywordIndex
-	words int      // 64-bit words of a vector's sign code
+	words int      // 64-bit words of a vector's sign code, 32 components each
 	codes []uint64 // sign codes by slot, words each
-	proj  *projection
-	nvec  int // documents with a vector
+	nvec  int      // documents with a vector
 	// prefilterMin is the scope from which a vector search uses the sign
 	// codes (a variable for the tests).
 	prefilterMin int
@@ -207,7 +206,6 @@ func NewIndex(e Embedder) *Index {
 		kw:           newKeywordIndex(),
 		fusion:       semanticFusion,
 		words:        codeWords(e.Dim()),
-		proj:         newProjection(e.Dim()),
 		prefilterMin: prefilterMin,
 	}
 	if _, ok := e.(lexicalEmbedder); ok {
@@ -290,7 +288,7 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 			continue
 		}
 		e.vector = v
-		ix.proj.code(v, ix.codes[int(slot)*ix.words:int(slot+1)*ix.words])
+		signCode(v, ix.codes[int(slot)*ix.words:int(slot+1)*ix.words])
 		ix.nvec++
 	}
 	ix.maybeCompact()

@@ -390,7 +390,7 @@ func attention(qkv []float32, n, d, heads int, scale float32) []float32 {
 			best := float32(math.Inf(-1))
 			for j := range n {
 				kk := qkv[j*3*d+d+h*hd : j*3*d+d+h*hd+hd]
-				s := dot(q, kk)
+				s := dotUnrolled(q, kk)
 				scores[j] = s
 				best = max(best, s)
 			}
@@ -411,21 +411,4 @@ func attention(qkv []float32, n, d, heads int, scale float32) []float32 {
 		}
 	}
 	return out
-}
-
-// dot returns the dot product of two slices of the same length.
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return s0 + s1 + s2 + s3
 }
