@@ -2,11 +2,13 @@ package main_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,7 +20,26 @@ type stdioClient struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Reader
+	stderr *lockedBuffer
 	nextID int
+}
+
+// lockedBuffer collects a subprocess's stderr while the test reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func startServe(t testing.TB, env *testEnv, args ...string) *stdioClient {
@@ -27,6 +48,8 @@ func startServe(t testing.TB, env *testEnv, args ...string) *stdioClient {
 	cmd.Env = env.environ()
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -34,7 +57,7 @@ func startServe(t testing.TB, env *testEnv, args ...string) *stdioClient {
 		cmd.Process.Kill()
 		cmd.Wait()
 	})
-	return &stdioClient{t: t, cmd: cmd, in: in, out: bufio.NewReader(out)}
+	return &stdioClient{t: t, cmd: cmd, in: in, out: bufio.NewReader(out), stderr: stderr}
 }
 
 // call sends a request and returns its result, failing the test on an
@@ -49,7 +72,7 @@ func (c *stdioClient) call(method string, params any) json.RawMessage {
 	for {
 		frame, err := readFrame(c.out)
 		if err != nil {
-			c.t.Fatalf("read the answer to %s: %v", method, err)
+			c.t.Fatalf("read the answer to %s: %v; the server's stderr:\n%s", method, err, c.stderr)
 		}
 		var msg struct {
 			ID     int             `json:"id"`
