@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"math"
 	"math/bits"
 	"runtime"
 	"slices"
@@ -42,12 +43,11 @@ func codeWords(dim int) int { return (dim + 31) / 32 }
 func signCode(v []float32, code []uint64) {
 	clear(code)
 	for i, x := range v {
-		switch {
-		case x > 0:
-			code[i/32] |= 1 << (2 * (i % 32))
-		case x < 0:
-			code[i/32] |= 2 << (2 * (i % 32))
-		}
+		// Without branches: the signs of embeddings are unpredictable.
+		b := math.Float32bits(x)
+		nonzero := uint64((b&0x7fffffff + 0x7fffffff) >> 31) // 1 unless ±0
+		neg := uint64(b >> 31)
+		code[i/32] |= nonzero << (2*(i%32) + int(neg))
 	}
 }
 

@@ -61,6 +61,6 @@
 // for 100k); the two-stage search takes 2–5 ms at 100k, so that a hybrid
 // search of 100k memories, query embedding included, takes 13–15 ms
 // (BenchmarkSearch, BenchmarkPrefilterRecall). Add of stored vectors takes
-// 0.4–0.6 s for 10k memories and 3.5–6 s for 100k, most of it building the
-// keyword index (about 40 µs of CPU per memory).
+// 0.19 s for 10k memories and 2.3 s for 100k (BenchmarkLoad), most of it
+// building the keyword index (about 30 µs of CPU per memory).
 package vector

@@ -25,3 +25,10 @@ func InstallFrom(ctx context.Context, spec, tarballSHA256 string, files []ModelF
 // search compares sign codes first, so that the tests can run both paths on
 // small sets.
 func (ix *Index) SetPrefilterMin(n int) { ix.prefilterMin = n }
+
+// SignCode exposes the code of a vector for the prefilter's tests.
+func SignCode(v []float32) []uint64 {
+	code := make([]uint64, codeWords(len(v)))
+	signCode(v, code)
+	return code
+}

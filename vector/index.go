@@ -249,6 +249,12 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 	for w, t := range tables {
 		global[w] = ix.kw.termNumbers(t)
 	}
+	if grow := len(docs) - len(ix.free); grow > 0 {
+		// One allocation for a load of many documents, not one per growth.
+		ix.slots = slices.Grow(ix.slots, grow)
+		ix.gone = slices.Grow(ix.gone, grow)
+		ix.codes = slices.Grow(ix.codes, grow*ix.words)
+	}
 	var errs []error
 	for i := range docs {
 		d := &docs[i]

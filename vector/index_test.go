@@ -544,3 +544,17 @@ func TestIndexRefusesAQueryVectorOfAnotherLength(t *testing.T) {
 		}
 	}
 }
+
+// The code of a vector holds two bits per component: the low one for a
+// positive component, the high one for a negative one, neither for zero.
+func TestSignCode(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	v := make([]float32, 40)
+	v[0], v[1], v[2], v[3] = 0.5, -0.25, 0, negZero
+	v[31], v[32], v[39] = -1e-30, 3, -2
+	got := vector.SignCode(v)
+	want := []uint64{1<<0 | 1<<3 | 1<<63, 1<<0 | 1<<15}
+	if !slices.Equal(got, want) {
+		t.Errorf("SignCode = %#x, want %#x", got, want)
+	}
+}
