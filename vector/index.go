@@ -167,8 +167,9 @@ type entry struct {
 
 // Index ranks documents by keywords and by embeddings. Vectors live in
 // chromem-go collections in memory, one per project, so that a search within
-// a project scans only that project; the keyword index is our own BM25. An
-// Index is safe for concurrent use.
+// a project scans only that project; a search over more than prefilterMin
+// vectors compares their sign codes first (codes.go). The keyword index is
+// our own BM25. An Index is safe for concurrent use.
 type Index struct {
 	emb       Embedder
 	fusion    fusionWeights
