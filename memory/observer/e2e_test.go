@@ -13,7 +13,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -125,38 +124,14 @@ func (w *e2eWorld) execs(id string) []string {
 	return out
 }
 
-func (w *e2eWorld) artifacts() string {
-	dir := os.Getenv("MNEMO_E2E_ARTIFACTS")
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(w.t.Name(), "_"))
-}
-
-func (w *e2eWorld) save(name string, data []byte) {
-	dir := w.artifacts()
-	if dir == "" {
-		return
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		w.t.Logf("artifacts: %v", err)
-		return
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-		w.t.Logf("artifacts: %v", err)
-	}
-}
+func (w *e2eWorld) save(name string, data []byte) { modelserver.SaveArtifact(w.t, name, data) }
 
 // saveArtifacts keeps the stream logs and the server's requests.
 func (w *e2eWorld) saveArtifacts() {
-	if w.artifacts() == "" {
+	if modelserver.ArtifactDir(w.t) == "" {
 		return
 	}
-	var b bytes.Buffer
-	if err := w.srv.WriteRequests(&b); err != nil {
-		w.t.Logf("artifacts: %v", err)
-	}
-	w.save("server-requests.jsonl", b.Bytes())
+	w.srv.SaveRequests(w.t)
 	_ = filepath.WalkDir(w.agents, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && (d.Name() == "stream.log" || d.Name() == "conversation.json") {
 			if data, err := os.ReadFile(path); err == nil {

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -120,7 +119,7 @@ func newHarness(t *testing.T) *harness {
 	}
 	h.srv = srv
 	t.Cleanup(func() {
-		h.saveRequests()
+		h.srv.SaveRequests(h.t)
 		cancel()
 		if err := srv.Close(); err != nil {
 			t.Errorf("close model server: %v", err)
@@ -418,38 +417,5 @@ func (h *harness) scripted(name string) []modelserver.Recorded {
 	return out
 }
 
-// artifacts is the folder for this test's artifacts, or "".
-func (h *harness) artifacts() string {
-	dir := os.Getenv("MNEMO_E2E_ARTIFACTS")
-	if dir == "" {
-		return ""
-	}
-	return filepath.Join(dir, regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(h.t.Name(), "_"))
-}
-
 // save writes an artifact file when MNEMO_E2E_ARTIFACTS is set.
-func (h *harness) save(name string, data []byte) {
-	dir := h.artifacts()
-	if dir == "" {
-		return
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		h.t.Logf("artifacts: %v", err)
-		return
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-		h.t.Logf("artifacts: %v", err)
-	}
-}
-
-// saveRequests writes the server's requests as JSON lines.
-func (h *harness) saveRequests() {
-	if h.artifacts() == "" {
-		return
-	}
-	var b bytes.Buffer
-	if err := h.srv.WriteRequests(&b); err != nil {
-		h.t.Logf("artifacts: %v", err)
-	}
-	h.save("server-requests.jsonl", b.Bytes())
-}
+func (h *harness) save(name string, data []byte) { modelserver.SaveArtifact(h.t, name, data) }
