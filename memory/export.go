@@ -259,7 +259,7 @@ func (m *Memory) importRecord(txn *badger.Txn, rec Record, sessions map[uint64]*
 			return nil
 		}
 		res.Observations++
-		d := docOf(&o)
+		d := o.Doc()
 		if rec.Embedder == m.index.EmbedderID() && len(rec.Vector) == m.index.Embedder().Dim() {
 			d.Vector = rec.Vector
 		}

@@ -22,8 +22,8 @@ import (
 // restart reuses them and a change of embedder re-embeds everything, in
 // the background, with progress in the log and in Status.
 
-// docOf is what the index knows of an observation.
-func docOf(o *Observation) vector.Doc {
+// Doc is what the search index knows of an observation.
+func (o *Observation) Doc() vector.Doc {
 	var b strings.Builder
 	for _, s := range []string{o.Subtitle, o.Narrative} {
 		if s != "" {
@@ -84,7 +84,7 @@ func (m *Memory) loadIndex(ctx context.Context) error {
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
 				return err
 			}
-			d := docOf(&o)
+			d := o.Doc()
 			if v, ok := vectors[o.ID]; ok {
 				d.Vector = v
 				ready = append(ready, d)
@@ -158,7 +158,7 @@ func (m *Memory) indexObservations(ctx context.Context, obs []Observation) {
 	}
 	docs := make([]vector.Doc, len(obs))
 	for i := range obs {
-		docs[i] = docOf(&obs[i])
+		docs[i] = obs[i].Doc()
 	}
 	if err := m.indexDocs(ctx, docs); err != nil {
 		m.log.Error("index observations", "err", err)
@@ -241,7 +241,7 @@ func (m *Memory) Reindex(ctx context.Context) (int, error) {
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
 				return err
 			}
-			docs = append(docs, docOf(&o))
+			docs = append(docs, o.Doc())
 			return nil
 		})
 	})

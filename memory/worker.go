@@ -247,7 +247,7 @@ func (m *Memory) commit(ctx context.Context, ev Event, sess *Session, out AgentO
 			o.Time = ev.Time
 		}
 		m.scrubObservation(&o)
-		obs[i], docs[i] = o, docOf(&o)
+		obs[i], docs[i] = o, o.Doc()
 	}
 	if err := m.index.Add(ctx, docs...); err != nil {
 		return fmt.Errorf("index: %w", err)

@@ -324,7 +324,7 @@ func (ix *Index) embedMissing(ctx context.Context, docs []Doc) error {
 				if ctx.Err() != nil {
 					return
 				}
-				v, err := ix.emb.Embed(ctx, embedText(d))
+				v, err := ix.emb.Embed(ctx, d.EmbedText())
 				switch {
 				case errors.Is(err, ErrNoText):
 					d.Vector = nil
@@ -344,9 +344,9 @@ func (ix *Index) embedMissing(ctx context.Context, docs []Doc) error {
 	return context.Cause(ctx)
 }
 
-// embedText is the text embedded for a document: its title, its text and its
+// EmbedText is the text embedded for a document: its title, its text and its
 // file paths.
-func embedText(d *Doc) string {
+func (d *Doc) EmbedText() string {
 	var b strings.Builder
 	b.WriteString(d.Title)
 	if d.Text != "" {
@@ -634,17 +634,19 @@ func (ix *Index) scores() *[]float32 {
 // vectorRanking returns the depth documents most similar to qv among those f
 // keeps, from the project's collection or from all of them.
 func (ix *Index) vectorRanking(ctx context.Context, qv []float32, project string, f *filter, depth int) ([]ranked, error) {
-	cols := ix.cols
 	scope := ix.nvec
 	if project != "" {
-		cols = map[string]*chromem.Collection{project: ix.cols[project]}
 		scope = 0
-		if col := cols[project]; col != nil {
+		if col := ix.cols[project]; col != nil {
 			scope = col.Count()
 		}
 	}
 	if scope >= ix.prefilterMin {
 		return ix.prefilterRanking(unitVector(qv), f, depth), nil
+	}
+	cols := ix.cols
+	if project != "" {
+		cols = map[string]*chromem.Collection{project: ix.cols[project]}
 	}
 	// For the filters chromem-go cannot express, count what they keep in
 	// each collection, and fetch enough to still have depth hits after

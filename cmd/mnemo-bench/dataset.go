@@ -520,41 +520,10 @@ func embedAll(ctx context.Context, emb vector.Embedder, texts []string, workers 
 	return out, ctx.Err()
 }
 
-// docTextOf is the text the daemon indexes for an observation besides its
-// title (memory's docOf): subtitle, narrative, facts, concepts, files,
-// request.
-func docTextOf(o memory.Observation) string {
-	var b strings.Builder
-	for _, s := range []string{o.Subtitle, o.Narrative} {
-		if s != "" {
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-	}
-	for _, list := range [][]string{o.Facts, o.Concepts, o.FilesModified, o.FilesRead} {
-		for _, s := range list {
-			b.WriteString(s)
-			b.WriteByte('\n')
-		}
-	}
-	b.WriteString(o.Request)
-	return b.String()
-}
-
-// embedTextOf is the text the daemon embeds for an observation (vector's
-// embedText of memory's docOf): the title, the doc's text, the files.
+// embedTextOf is the text the daemon embeds for an observation.
 func embedTextOf(o memory.Observation) string {
-	var b strings.Builder
-	b.WriteString(o.Title)
-	if t := docTextOf(o); t != "" {
-		b.WriteString("\n")
-		b.WriteString(t)
-	}
-	for _, f := range o.Files() {
-		b.WriteString("\n")
-		b.WriteString(f)
-	}
-	return b.String()
+	d := o.Doc()
+	return d.EmbedText()
 }
 
 // buildDataSet writes (or finds in dir) the export file of n observations

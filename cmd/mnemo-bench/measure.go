@@ -593,10 +593,10 @@ func indexHeap(ctx context.Context, n int, emb vector.Embedder, vecs [][]float32
 			continue
 		}
 		id++
-		batch = append(batch, vector.Doc{
-			ID: id, Project: o.Project, Type: o.Type, Files: o.Files(), Time: o.Time, Title: o.Title, Text: docTextOf(*o),
-			Vector: jitter(vecs[pr.topic%k], pr.topic < k && pr.variant == 0, noise),
-		})
+		d := o.Doc()
+		d.ID = id
+		d.Vector = jitter(vecs[pr.topic%k], pr.topic < k && pr.variant == 0, noise)
+		batch = append(batch, d)
 		if len(batch) == 512 {
 			if err := flush(); err != nil {
 				return heapResult{}, err
