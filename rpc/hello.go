@@ -150,7 +150,7 @@ func Handshake(ctx context.Context, rw io.ReadWriter, client string) (HelloResul
 	if _, err := rw.Write(frame); err != nil {
 		return HelloResult{}, handshakeErr(ctx, err)
 	}
-	resp, err := readOneFrame(rw)
+	resp, err := ReadFrame(rw)
 	if err != nil {
 		return HelloResult{}, handshakeErr(ctx, err)
 	}
@@ -185,9 +185,11 @@ func handshakeErr(ctx context.Context, err error) error {
 	return fmt.Errorf("handshake: %w", err)
 }
 
-// readOneFrame reads one LSP frame without reading past it: the header a
-// byte at a time (it is short), then exactly Content-Length bytes.
-func readOneFrame(r io.Reader) ([]byte, error) {
+// ReadFrame reads one LSP frame body without reading past it: the header a
+// byte at a time (it is short), then exactly Content-Length bytes. A header
+// without a valid Content-Length gives ErrBadHeader. The handshake reads its
+// answer with it; a client reading a server's frames by hand can too.
+func ReadFrame(r io.Reader) ([]byte, error) {
 	const maxHeader = 4 << 10
 	var (
 		hdr []byte

@@ -10,8 +10,6 @@ import (
 	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -132,7 +130,7 @@ func startLSP(mnemo string, env []string, dir string) (*lspClient, error) {
 		defer close(c.frames)
 		br := bufio.NewReader(out)
 		for {
-			f, err := readFrame(br)
+			f, err := rpc.ReadFrame(br)
 			if err != nil {
 				return
 			}
@@ -232,30 +230,4 @@ func (c *lspClient) close() {
 		_ = c.cmd.Process.Kill()
 		<-c.done
 	}
-}
-
-// readFrame reads one LSP frame body.
-func readFrame(r *bufio.Reader) ([]byte, error) {
-	length := -1
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length:"); ok {
-			if length, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
-				return nil, fmt.Errorf("bad Content-Length %q", v)
-			}
-		}
-	}
-	if length < 0 {
-		return nil, errors.New("frame without Content-Length")
-	}
-	body := make([]byte, length)
-	_, err := io.ReadFull(r, body)
-	return body, err
 }
