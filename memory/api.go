@@ -211,11 +211,12 @@ type TimelineParams struct {
 
 // Validate checks that the anchor is an id or a time.
 func (p *TimelineParams) Validate() error {
-	_, _, err := p.anchor()
+	_, _, err := p.ParseAnchor()
 	return err
 }
 
-func (p *TimelineParams) anchor() (id uint64, t time.Time, err error) {
+// ParseAnchor reads Anchor: an observation id, or an RFC 3339 time.
+func (p *TimelineParams) ParseAnchor() (id uint64, t time.Time, err error) {
 	raw := strings.TrimSpace(string(p.Anchor))
 	if raw == "" || raw == "null" {
 		return 0, time.Time{}, &FieldError{"anchor", "is required (an observation id or an RFC 3339 time)"}

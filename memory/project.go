@@ -2,6 +2,7 @@ package memory
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -64,4 +65,32 @@ func worktreeMain(gitFile string) string {
 	}
 	// A submodule: <super>/.git/modules/<name> — the submodule is its own project.
 	return ""
+}
+
+// RelPath is p relative to the folder cwd, with forward slashes, when p
+// lies inside it; otherwise p cleaned. Paths that start with "$" (a
+// placeholder such as $HOME) are kept as they are.
+func RelPath(cwd, p string) string {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return ""
+	}
+	p = filepath.ToSlash(p)
+	if cwd != "" {
+		c := strings.TrimRight(filepath.ToSlash(cwd), "/")
+		switch {
+		case p == c:
+			return "."
+		case c != "" && strings.HasPrefix(p, c+"/"):
+			return path.Clean(p[len(c)+1:])
+		case filepath.IsAbs(p) && filepath.IsAbs(cwd):
+			if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
+				return filepath.ToSlash(r)
+			}
+		}
+	}
+	if !strings.HasPrefix(p, "$") {
+		p = path.Clean(p)
+	}
+	return p
 }

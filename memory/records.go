@@ -1,228 +1,79 @@
 package memory
 
 import (
-	"context"
-	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/dgraph-io/badger/v4"
 )
 
-// Records: reads and writes of each kind, with their indexes kept in the
-// same transaction.
-
-func (s *Store) sessionByContentID(txn *badger.Txn, csid string) (*Session, error) {
-	id, err := getID(txn, key(pContentIdx, []byte(csid)))
-	if err != nil {
-		return nil, err
-	}
-	return s.session(txn, id)
+// Record is one line of an export.
+type Record struct {
+	Kind        string       `json:"kind"`
+	Session     *Session     `json:"session,omitempty"`
+	Prompt      *Prompt      `json:"prompt,omitempty"`
+	Observation *Observation `json:"observation,omitempty"`
+	Summary     *Summary     `json:"summary,omitempty"`
+	Embedder    string       `json:"embedder,omitempty"`
+	Vector      []float32    `json:"vector,omitempty"`
 }
 
-func (s *Store) session(txn *badger.Txn, id uint64) (*Session, error) {
-	var sess Session
-	if err := getJSON(txn, idKey(pSession, id), &sess); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return nil, fmt.Errorf("session %d: %w", id, ErrNotFound)
-		}
-		return nil, err
-	}
-	return &sess, nil
-}
-
-func (s *Store) putSession(txn *badger.Txn, sess *Session) error {
-	return setJSON(txn, idKey(pSession, sess.ID), sess)
-}
-
-// ensureSession finds the session of csid or creates it, in its own
-// transaction. Racing callers get the same session (rule 1): the loser's
-// commit conflicts, and the retry finds the winner's session.
-func (s *Store) ensureSession(ctx context.Context, csid, project, cwd, platform string, now time.Time, change func(*badger.Txn, *Session) error) (*Session, error) {
-	var out *Session
-	err := s.updateDurable(ctx, func(txn *badger.Txn) error {
-		sess, err := s.sessionByContentID(txn, csid)
-		switch {
-		case errors.Is(err, ErrNotFound):
-			id, err := s.next("session")
-			if err != nil {
-				return err
-			}
-			sess = &Session{
-				ID: id, ContentSessionID: csid, Project: project, Cwd: cwd, Platform: platform,
-				Status: StatusInitialized, CreatedAt: now,
-			}
-			if err := txn.Set(key(pContentIdx, []byte(csid)), be64(id)); err != nil {
-				return err
-			}
-		case err != nil:
-			return err
-		}
-		if sess.Project == "" {
-			sess.Project = project
-		}
-		if sess.Cwd == "" {
-			sess.Cwd = cwd
-		}
-		if sess.Platform == "" {
-			sess.Platform = platform
-		}
-		if change != nil {
-			if err := change(txn, sess); err != nil {
-				return err
-			}
-		}
-		sess.UpdatedAt = now
-		out = sess
-		return s.putSession(txn, sess)
-	})
-	return out, err
-}
-
-func (s *Store) putPrompt(txn *badger.Txn, p *Prompt) error {
-	k := key(pPrompt, be64(p.SessionID), binary.BigEndian.AppendUint32(nil, uint32(p.Number)))
-	return setJSON(txn, k, p)
-}
-
-func (s *Store) prompt(txn *badger.Txn, sid uint64, n int) (*Prompt, error) {
-	var p Prompt
-	k := key(pPrompt, be64(sid), binary.BigEndian.AppendUint32(nil, uint32(n)))
-	if err := getJSON(txn, k, &p); err != nil {
-		return nil, err
-	}
-	return &p, nil
-}
-
-func (s *Store) observation(txn *badger.Txn, id uint64) (*Observation, error) {
-	var o Observation
-	if err := getJSON(txn, idKey(pObs, id), &o); err != nil {
-		if errors.Is(err, ErrNotFound) {
-			return nil, fmt.Errorf("observation %d: %w", id, ErrNotFound)
-		}
-		return nil, err
-	}
-	return &o, nil
-}
-
-// putObservation stores a new observation and its indexes. It reports
-// false, storing nothing, when an observation with the same content hash
-// exists.
-func (s *Store) putObservation(txn *badger.Txn, o *Observation) (bool, error) {
-	if o.Hash == "" {
-		o.Hash = o.contentHash()
-	}
-	hk := key(pObsHash, []byte(o.Hash))
-	if _, err := getID(txn, hk); err == nil {
-		return false, nil
-	} else if !errors.Is(err, ErrNotFound) {
-		return false, err
-	}
-	if o.ID == 0 {
-		id, err := s.next("obs")
-		if err != nil {
-			return false, err
-		}
-		o.ID = id
-	}
-	if err := setJSON(txn, idKey(pObs, o.ID), o); err != nil {
-		return false, err
-	}
-	sets := [][2][]byte{
-		{hk, be64(o.ID)},
-		{projectKey(pObsProject, o.Project, o.Time, o.ID), nil},
-		{key(pObsSession, be64(o.SessionID), be64(o.ID)), nil},
-	}
-	for _, f := range o.Files() {
-		sets = append(sets, [2][]byte{fileKey(f, o.ID), nil})
-	}
-	for _, kv := range sets {
-		if err := txn.Set(kv[0], kv[1]); err != nil {
-			return false, err
-		}
-	}
-	return true, nil
-}
-
-// deleteObservation removes an observation, its indexes and its vector.
-func (s *Store) deleteObservation(txn *badger.Txn, o *Observation) error {
-	dels := [][]byte{
-		idKey(pObs, o.ID),
-		key(pObsHash, []byte(o.Hash)),
-		projectKey(pObsProject, o.Project, o.Time, o.ID),
-		key(pObsSession, be64(o.SessionID), be64(o.ID)),
-		idKey(pVector, o.ID),
-	}
-	for _, f := range o.Files() {
-		dels = append(dels, fileKey(f, o.ID))
-	}
-	for _, k := range dels {
-		if err := txn.Delete(k); err != nil {
-			return err
-		}
+// Validate reports a record whose kind does not match what it holds.
+func (r *Record) Validate() error {
+	switch {
+	case r.Kind == "session" && r.Session != nil && r.Session.ContentSessionID != "":
+	case r.Kind == "prompt" && r.Prompt != nil:
+	case r.Kind == "observation" && r.Observation != nil && r.Observation.Title != "":
+	case r.Kind == "summary" && r.Summary != nil:
+	default:
+		return &FieldError{"kind", fmt.Sprintf("%q does not match its record (a session needs a contentSessionId, an observation a title)", r.Kind)}
 	}
 	return nil
 }
 
-func (s *Store) putSummary(txn *badger.Txn, m *Summary) error {
-	if m.ID == 0 {
-		id, err := s.next("summary")
-		if err != nil {
-			return err
-		}
-		m.ID = id
-	}
-	if err := setJSON(txn, idKey(pSummary, m.ID), m); err != nil {
-		return err
-	}
-	return txn.Set(projectKey(pSumProject, m.Project, m.Time, m.ID), nil)
+// ImportResult counts what an import stored and what it already had.
+type ImportResult struct {
+	Sessions     int `json:"sessions"`
+	Prompts      int `json:"prompts"`
+	Observations int `json:"observations"`
+	Summaries    int `json:"summaries"`
+	Duplicates   int `json:"duplicates"`
 }
 
-func (s *Store) putEvent(txn *badger.Txn, e *Event) error {
-	if e.ID == 0 {
-		id, err := s.next("event")
-		if err != nil {
-			return err
-		}
-		e.ID = id
-	}
-	return setJSON(txn, idKey(pQueue, e.ID), e)
+// A Problem is one broken invariant that Doctor found.
+type Problem struct {
+	Check  string `json:"check"`
+	Detail string `json:"detail"`
 }
 
-// queued returns up to n events in queue order.
-func (s *Store) queued(n int) ([]Event, error) {
-	var out []Event
-	err := s.view(func(txn *badger.Txn) error {
-		return scan(txn, pQueue, false, func(item *badger.Item) error {
-			var e Event
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &e) }); err != nil {
-				return fmt.Errorf("decode queued event %x: %w", item.Key(), err)
-			}
-			out = append(out, e)
-			if len(out) >= n {
-				return errStop
-			}
-			return nil
-		})
-	})
-	return out, err
+// ContextTag wraps everything Mnemo injects, so that Mnemo never stores
+// its own output again (the privacy rules strip it at entry).
+const ContextTag = "mnemo-context"
+
+// Injection is the audit record of one context injection: what went in
+// and why.
+type Injection struct {
+	ID               uint64          `json:"id"`
+	Time             time.Time       `json:"time"`
+	ContentSessionID string          `json:"contentSessionId,omitempty"`
+	Project          string          `json:"project"`
+	Source           string          `json:"source,omitempty"`
+	Bytes            int             `json:"bytes"`
+	Items            []InjectionItem `json:"items"`
 }
 
-// sessionObservations returns a session's observations of one prompt
-// (promptNumber < 0: all of them), oldest first.
-func (s *Store) sessionObservations(txn *badger.Txn, sid uint64, promptNumber int) ([]Observation, error) {
-	var out []Observation
-	err := scan(txn, key(pObsSession, be64(sid)), false, func(item *badger.Item) error {
-		k := item.Key()
-		o, err := s.observation(txn, binary.BigEndian.Uint64(k[len(k)-8:]))
-		if err != nil {
-			return err
-		}
-		if promptNumber < 0 || o.PromptNumber == promptNumber {
-			out = append(out, *o)
-		}
-		return nil
-	})
-	return out, err
+// InjectionItem is one observation that went into a context.
+type InjectionItem struct {
+	ID     uint64 `json:"id"`
+	Reason string `json:"reason"`
+}
+
+// AuditMessage is one message of an agent conversation.
+type AuditMessage struct {
+	Time             time.Time `json:"time"`
+	Role             string    `json:"role"` // "input" or "output"
+	ContentSessionID string    `json:"contentSessionId"`
+	MemorySessionID  string    `json:"memorySessionId"`
+	Resumed          bool      `json:"resumed"`
+	PromptNumber     int       `json:"promptNumber"`
+	Agent            string    `json:"agent"`
+	Content          any       `json:"content"`
 }

@@ -56,7 +56,7 @@ type Session struct {
 // memory session for s.
 func (s *Session) HasMemorySession() bool { return s.MemorySessionID != "" }
 
-func (s *Session) promptPrivate(n int) bool {
+func (s *Session) PromptPrivate(n int) bool {
 	for _, p := range s.PrivatePrompts {
 		if p == n {
 			return true
@@ -186,7 +186,7 @@ type Event struct {
 
 // contentHash identifies an observation's content within its session, for
 // de-duplication: the same note made twice in one session is stored once.
-func (o *Observation) contentHash() string {
+func (o *Observation) ContentHash() string {
 	h := sha256.New()
 	fmt.Fprintf(h, "%d\x00%s\x00%s\x00%s\x00%s\x00", o.SessionID, o.Project, o.Type, o.Title, o.Narrative)
 	for _, part := range [][]string{o.Facts, o.FilesRead, o.FilesModified} {

@@ -1,7 +1,7 @@
 // Package vector ranks memories: sentence embedders, an in-memory chromem-go
 // collection, a keyword index, and the fusion of the two rankings.
 //
-// vector imports no other package of this module; the memory package feeds
+// vector imports no other package of this module; memory/store feeds
 // it documents and asks it for ranked ids.
 //
 // # Embedders

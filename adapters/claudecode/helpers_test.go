@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -141,8 +142,8 @@ func startStandIn(t testing.TB, home string) *standIn {
 
 func (s *standIn) serve(ctx context.Context, ln net.Listener) {
 	mux := rpc.NewMux(slog.New(slog.DiscardHandler))
-	for _, m := range []string{claudecode.MethodSessionStart, claudecode.MethodUserPromptSubmit,
-		claudecode.MethodPostToolUse, claudecode.MethodStop, claudecode.MethodSessionEnd} {
+	for _, m := range []string{memory.MethodSessionStart, memory.MethodUserPromptSubmit,
+		memory.MethodPostToolUse, memory.MethodStop, memory.MethodSessionEnd} {
 		rpc.Handle(mux, m, func(ctx context.Context, p map[string]any) (any, error) { return s.handle(m, p) })
 	}
 	_ = rpc.ServeListener(ctx, ln, func(ctx context.Context, nc net.Conn) {
@@ -163,11 +164,11 @@ func (s *standIn) handle(method string, p map[string]any) (any, error) {
 		return nil, fail
 	}
 	switch method {
-	case claudecode.MethodSessionStart:
+	case memory.MethodSessionStart:
 		return map[string]any{"sessionId": 1, "project": "work", "context": standInContext, "observationIds": []int{12}, "bytes": len(standInContext)}, nil
-	case claudecode.MethodUserPromptSubmit:
+	case memory.MethodUserPromptSubmit:
 		return map[string]any{"sessionId": 1, "promptNumber": 1, "private": false}, nil
-	case claudecode.MethodSessionEnd:
+	case memory.MethodSessionEnd:
 		return map[string]any{"status": "completed"}, nil
 	}
 	return map[string]any{"queued": true}, nil

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -191,7 +192,7 @@ func (h *hook) run(ctx context.Context) {
 	}
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	var result SessionStartResult
+	var result memory.ContextResult
 	err = h.call(ctx, stage, method, params, &result)
 	if err == nil {
 		log.Debug("delivered", "method", method, "bytes", size, "took", time.Since(h.start), "stdin", read.Sub(h.start))
@@ -268,7 +269,7 @@ func (h *hook) call(ctx context.Context, stage Stage, method string, params, res
 
 // answer prints the hook's answer once: SessionStart's context when there
 // is one, else {}.
-func (h *hook) answer(res *SessionStartResult) {
+func (h *hook) answer(res *memory.ContextResult) {
 	if h.answered || h.cfg.Stdout == nil {
 		return
 	}

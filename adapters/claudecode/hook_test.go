@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -44,12 +45,12 @@ func runHook(t *testing.T, home, event string, payload []byte, daemon []string) 
 var stagePayloads = []struct {
 	event, file, method string
 }{
-	{claudecode.EventSessionStart, "p-bash-001-SessionStart.json", claudecode.MethodSessionStart},
-	{claudecode.EventUserPromptSubmit, "p-bash-002-UserPromptSubmit.json", claudecode.MethodUserPromptSubmit},
-	{claudecode.EventPostToolUse, "p-bash-004-PostToolUse.json", claudecode.MethodPostToolUse},
-	{claudecode.EventPostToolUseFailure, "p-fail-json-004-PostToolUseFailure.json", claudecode.MethodPostToolUse},
-	{claudecode.EventStop, "p-bash-006-Stop.json", claudecode.MethodStop},
-	{claudecode.EventSessionEnd, "p-bash-007-SessionEnd.json", claudecode.MethodSessionEnd},
+	{claudecode.EventSessionStart, "p-bash-001-SessionStart.json", memory.MethodSessionStart},
+	{claudecode.EventUserPromptSubmit, "p-bash-002-UserPromptSubmit.json", memory.MethodUserPromptSubmit},
+	{claudecode.EventPostToolUse, "p-bash-004-PostToolUse.json", memory.MethodPostToolUse},
+	{claudecode.EventPostToolUseFailure, "p-fail-json-004-PostToolUseFailure.json", memory.MethodPostToolUse},
+	{claudecode.EventStop, "p-bash-006-Stop.json", memory.MethodStop},
+	{claudecode.EventSessionEnd, "p-bash-007-SessionEnd.json", memory.MethodSessionEnd},
 }
 
 var eventKeyRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
@@ -334,7 +335,7 @@ func TestRunHookStartsDaemon(t *testing.T) {
 		t.Fatalf("started %d daemons, want 1", len(pids))
 	}
 	calls := childCalls(t, home)
-	if len(calls) != 2 || calls[0].Method != claudecode.MethodUserPromptSubmit || calls[1].Method != claudecode.MethodPostToolUse {
+	if len(calls) != 2 || calls[0].Method != memory.MethodUserPromptSubmit || calls[1].Method != memory.MethodPostToolUse {
 		t.Errorf("daemon got %v", calls)
 	}
 	if e := readSpool(t, home); len(e) > 0 {
@@ -401,7 +402,7 @@ func TestRunHookDeadlines(t *testing.T) {
 func TestRunHookErrorAnswer(t *testing.T) {
 	home := testHome(t)
 	d := startStandIn(t, home)
-	d.failWith(claudecode.MethodPostToolUse, &rpc.Error{Code: rpc.CodeInternal})
+	d.failWith(memory.MethodPostToolUse, &rpc.Error{Code: rpc.CodeInternal})
 	stdout, _ := runHook(t, home, "PostToolUse", readPayloadFile(t, "p-bash-004-PostToolUse.json"), nil)
 	wantAnswer(t, stdout, "")
 	if n := len(readSpool(t, home)); n != 1 {
@@ -420,7 +421,7 @@ func TestRunHookEventArgument(t *testing.T) {
 	runHook(t, home, "Stop", readPayloadFile(t, "p-bash-007-SessionEnd.json"), nil)
 	runHook(t, home, "SessionEnd", []byte(`{"session_id":"s","reason":"logout"}`), nil)
 	calls := d.Calls()
-	if len(calls) != 2 || calls[0].Method != claudecode.MethodSessionEnd || calls[1].Method != claudecode.MethodSessionEnd || calls[1].Params["reason"] != "logout" {
+	if len(calls) != 2 || calls[0].Method != memory.MethodSessionEnd || calls[1].Method != memory.MethodSessionEnd || calls[1].Params["reason"] != "logout" {
 		t.Errorf("daemon got %v", calls)
 	}
 	if log := hookLog(t, home); !strings.Contains(log, "following the payload") {

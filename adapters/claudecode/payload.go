@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"encoding/json"
+	"github.com/mnemo-dev/mnemo/memory"
 	"time"
 )
 
@@ -13,15 +14,6 @@ const (
 	EventPostToolUseFailure = "PostToolUseFailure"
 	EventStop               = "Stop"
 	EventSessionEnd         = "SessionEnd"
-)
-
-// The daemon's methods the hook calls.
-const (
-	MethodSessionStart     = "mnemo/sessionStart"
-	MethodUserPromptSubmit = "mnemo/userPromptSubmit"
-	MethodPostToolUse      = "mnemo/postToolUse"
-	MethodStop             = "mnemo/stop"
-	MethodSessionEnd       = "mnemo/sessionEnd"
 )
 
 // Platform is the platform name the hook sends.
@@ -71,12 +63,12 @@ type Stage struct {
 // clear, compact (the context is injected again after compaction) and fork
 // (a forked session has a new id).
 var Stages = []Stage{
-	{Event: EventSessionStart, Method: MethodSessionStart, Matcher: "startup|resume|clear|compact|fork", Timeout: 10, Budget: SessionStartBudget, StartsDaemon: true},
-	{Event: EventUserPromptSubmit, Method: MethodUserPromptSubmit, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
-	{Event: EventPostToolUse, Method: MethodPostToolUse, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
-	{Event: EventPostToolUseFailure, Method: MethodPostToolUse, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
-	{Event: EventStop, Method: MethodStop, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
-	{Event: EventSessionEnd, Method: MethodSessionEnd, Timeout: 1, Budget: SessionEndBudget, Spools: true},
+	{Event: EventSessionStart, Method: memory.MethodSessionStart, Matcher: "startup|resume|clear|compact|fork", Timeout: 10, Budget: SessionStartBudget, StartsDaemon: true},
+	{Event: EventUserPromptSubmit, Method: memory.MethodUserPromptSubmit, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
+	{Event: EventPostToolUse, Method: memory.MethodPostToolUse, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
+	{Event: EventPostToolUseFailure, Method: memory.MethodPostToolUse, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
+	{Event: EventStop, Method: memory.MethodStop, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
+	{Event: EventSessionEnd, Method: memory.MethodSessionEnd, Timeout: 1, Budget: SessionEndBudget, Spools: true},
 }
 
 // StageOf returns the stage of a hook event, and false for an event Mnemo

@@ -14,11 +14,12 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 func entry(i int) claudecode.SpoolEntry {
 	return claudecode.SpoolEntry{
-		Method: claudecode.MethodPostToolUse,
+		Method: memory.MethodPostToolUse,
 		Params: json.RawMessage(fmt.Sprintf(`{"contentSessionId":"s","toolName":"Bash","eventKey":"k%06d"}`, i)),
 		Time:   time.Date(2026, 1, 2, 3, 4, 5, i, time.UTC),
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/privacy"
 )
 
@@ -29,68 +30,12 @@ var (
 // media prompt, not a private one.
 const PrivateMarker = "<private></private>"
 
-// SessionStartParams is the params of mnemo/sessionStart.
-type SessionStartParams struct {
-	ContentSessionID string `json:"contentSessionId"`
-	Cwd              string `json:"cwd"`
-	Source           string `json:"source,omitempty"`
-	Platform         string `json:"platform"`
-	EventKey         string `json:"eventKey,omitempty"`
-}
-
-// SessionStartResult is the result of mnemo/sessionStart.
-type SessionStartResult struct {
-	SessionID      uint64   `json:"sessionId"`
-	Project        string   `json:"project"`
-	Context        string   `json:"context"`
-	ObservationIDs []uint64 `json:"observationIds"`
-	Bytes          int      `json:"bytes"`
-}
-
-// UserPromptParams is the params of mnemo/userPromptSubmit.
-type UserPromptParams struct {
-	ContentSessionID string `json:"contentSessionId"`
-	Cwd              string `json:"cwd"`
-	Prompt           string `json:"prompt"`
-	Platform         string `json:"platform"`
-	EventKey         string `json:"eventKey,omitempty"`
-}
-
-// ToolUseParams is the params of mnemo/postToolUse. ToolInput and
-// ToolResponse are the tool's own JSON, cleaned.
-type ToolUseParams struct {
-	ContentSessionID string          `json:"contentSessionId"`
-	Cwd              string          `json:"cwd"`
-	ToolName         string          `json:"toolName"`
-	ToolInput        json.RawMessage `json:"toolInput,omitempty"`
-	ToolResponse     json.RawMessage `json:"toolResponse,omitempty"`
-	ToolUseID        string          `json:"toolUseId,omitempty"`
-	Platform         string          `json:"platform"`
-	EventKey         string          `json:"eventKey,omitempty"`
-}
-
 // ToolFailure is the toolResponse a PostToolUseFailure becomes, so that the
 // observation records what failed and how ("Exit code 3\n…").
 type ToolFailure struct {
 	Error       string `json:"error"`
 	IsError     bool   `json:"isError"`
 	Interrupted bool   `json:"interrupted"`
-}
-
-// StopParams is the params of mnemo/stop.
-type StopParams struct {
-	ContentSessionID     string `json:"contentSessionId"`
-	LastUserMessage      string `json:"lastUserMessage,omitempty"`
-	LastAssistantMessage string `json:"lastAssistantMessage,omitempty"`
-	TranscriptPath       string `json:"transcriptPath,omitempty"`
-	EventKey             string `json:"eventKey,omitempty"`
-}
-
-// SessionEndParams is the params of mnemo/sessionEnd.
-type SessionEndParams struct {
-	ContentSessionID string `json:"contentSessionId"`
-	Reason           string `json:"reason,omitempty"`
-	EventKey         string `json:"eventKey,omitempty"`
 }
 
 // TranslateOptions are the inputs of Translate besides the payload.
@@ -136,7 +81,7 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 
 	switch stage.Event {
 	case EventSessionStart:
-		return stage.Method, &SessionStartParams{
+		return stage.Method, &memory.SessionStartParams{
 			ContentSessionID: p.SessionID,
 			Cwd:              cwd,
 			Source:           p.Source,
@@ -149,7 +94,7 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 		if !privacy.IsFullyPrivate(p.Prompt) {
 			prompt = cleanText(log, "prompt", p.Prompt)
 		}
-		return stage.Method, &UserPromptParams{
+		return stage.Method, &memory.UserPromptParams{
 			ContentSessionID: p.SessionID,
 			Cwd:              cwd,
 			Prompt:           prompt,
@@ -176,7 +121,7 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 				Interrupted: p.IsInterrupt,
 			})
 		}
-		return stage.Method, &ToolUseParams{
+		return stage.Method, &memory.ToolUseParams{
 			ContentSessionID: p.SessionID,
 			Cwd:              cwd,
 			ToolName:         p.ToolName,
@@ -207,7 +152,7 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 				last.LastAssistantMessage = t.LastAssistantMessage
 			}
 		}
-		return stage.Method, &StopParams{
+		return stage.Method, &memory.StopParams{
 			ContentSessionID:     p.SessionID,
 			LastUserMessage:      cleanText(log, "lastUserMessage", last.LastUserMessage),
 			LastAssistantMessage: cleanText(log, "lastAssistantMessage", last.LastAssistantMessage),
@@ -216,7 +161,7 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 		}, nil
 
 	case EventSessionEnd:
-		return stage.Method, &SessionEndParams{
+		return stage.Method, &memory.SessionEndParams{
 			ContentSessionID: p.SessionID,
 			Reason:           p.Reason,
 			EventKey:         o.EventKey,

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/golden")
@@ -114,35 +115,35 @@ func TestTranslate(t *testing.T) {
 		{
 			name:     "prompt with a private part is stripped",
 			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"fix the bug <private>my password is hunter2</private> in calc.go"}`,
-			wantMeth: claudecode.MethodUserPromptSubmit,
+			wantMeth: memory.MethodUserPromptSubmit,
 			want:     map[string]any{"contentSessionId": "s1", "cwd": "/p", "prompt": "fix the bug in calc.go", "platform": "claude-code", "eventKey": testEventKey},
 			absent:   []string{"hunter2"},
 		},
 		{
 			name:     "entirely private prompt becomes the empty private marker",
 			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"  <private>rotate the prod key AKIAIOSFODNN7EXAMPLE</private>\n"}`,
-			wantMeth: claudecode.MethodUserPromptSubmit,
+			wantMeth: memory.MethodUserPromptSubmit,
 			want:     map[string]any{"prompt": claudecode.PrivateMarker},
 			absent:   []string{"rotate", "AKIA"},
 		},
 		{
 			name:     "mnemo's own context is not sent back",
 			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"<mnemo-context>old memory</mnemo-context>continue"}`,
-			wantMeth: claudecode.MethodUserPromptSubmit,
+			wantMeth: memory.MethodUserPromptSubmit,
 			want:     map[string]any{"prompt": "continue"},
 			absent:   []string{"old memory"},
 		},
 		{
 			name:     "secrets in tool input and output are redacted",
 			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"Bash","tool_use_id":"t1","tool_input":{"command":"curl -H 'x-api-key: ` + secret + `' https://api.example"},"tool_response":{"stdout":"ANTHROPIC_API_KEY=` + secret + `\n<system-reminder>internal</system-reminder>ok","stderr":""}}`,
-			wantMeth: claudecode.MethodPostToolUse,
+			wantMeth: memory.MethodPostToolUse,
 			want:     map[string]any{"toolName": "Bash", "toolUseId": "t1"},
 			absent:   []string{secret, "internal"},
 		},
 		{
 			name:     "a failed tool records the error, exit code included",
 			payload:  string(readPayloadFile(t, "p-fail-json-004-PostToolUseFailure.json")),
-			wantMeth: claudecode.MethodPostToolUse,
+			wantMeth: memory.MethodPostToolUse,
 			want: map[string]any{
 				"toolName":     "Bash",
 				"toolInput":    map[string]any{"command": "echo failing >&2; exit 3", "description": "Fail on purpose"},
@@ -164,13 +165,13 @@ func TestTranslate(t *testing.T) {
 			name:     "MNEMO_SKIP_TOOLS keeps the defaults' neighbours recorded",
 			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"Grep","tool_input":{"pattern":"x"}}`,
 			skipEnv:  "Glob",
-			wantMeth: claudecode.MethodPostToolUse,
+			wantMeth: memory.MethodPostToolUse,
 			want:     map[string]any{"toolName": "Grep", "toolInput": map[string]any{"pattern": "x"}},
 		},
 		{
 			name:     "Stop reads the transcript when the payload has no message",
 			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"Stop","transcript_path":` + jsonString(transcript) + `}`,
-			wantMeth: claudecode.MethodStop,
+			wantMeth: memory.MethodStop,
 			want: map[string]any{
 				"contentSessionId":     "s1",
 				"lastUserMessage":      "SCENARIO:bash do the task",
@@ -181,7 +182,7 @@ func TestTranslate(t *testing.T) {
 		{
 			name:     "Stop prefers last_assistant_message and cleans it",
 			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"Stop","transcript_path":` + jsonString(transcript) + `,"last_assistant_message":"Fixed. <private>token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789</private>Tests pass."}`,
-			wantMeth: claudecode.MethodStop,
+			wantMeth: memory.MethodStop,
 			want:     map[string]any{"lastUserMessage": "SCENARIO:bash do the task", "lastAssistantMessage": "Fixed. Tests pass."},
 			absent:   []string{"ghp_"},
 		},

@@ -27,6 +27,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -47,7 +48,7 @@ const DefaultIdle = 10 * time.Minute
 
 // Editor is the state of one editor connection.
 type Editor struct {
-	mem     *memory.Memory
+	mem     *store.Memory
 	log     *slog.Logger
 	version string
 
@@ -64,7 +65,7 @@ type Editor struct {
 }
 
 // New returns the editor state for one connection.
-func New(mem *memory.Memory, log *slog.Logger, version string) *Editor {
+func New(mem *store.Memory, log *slog.Logger, version string) *Editor {
 	if log == nil {
 		log = slog.Default()
 	}

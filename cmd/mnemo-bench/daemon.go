@@ -82,7 +82,7 @@ func (e *env) waitServing(ctx context.Context, d *daemon, within time.Duration) 
 	for {
 		if cl, err := e.dial(ctx); err == nil {
 			var st memory.Status
-			err = cl.Call(ctx, "mnemo/status", nil, &st)
+			err = cl.Call(ctx, memory.MethodStatus, nil, &st)
 			cl.Close()
 			if err == nil {
 				return nil
@@ -198,7 +198,7 @@ func (e *env) status(ctx context.Context) (memory.Status, error) {
 	}
 	defer cl.Close()
 	var st memory.Status
-	err = cl.Call(ctx, "mnemo/status", nil, &st)
+	err = cl.Call(ctx, memory.MethodStatus, nil, &st)
 	return st, err
 }
 
@@ -210,7 +210,7 @@ func (e *env) search(ctx context.Context, q query) error {
 	}
 	defer cl.Close()
 	var sr memory.SearchResult
-	if err := cl.Call(ctx, "mnemo/search", memory.SearchParams{Query: q.Text, Project: q.Project, Limit: 20}, &sr); err != nil {
+	if err := cl.Call(ctx, memory.MethodSearch, memory.SearchParams{Query: q.Text, Project: q.Project, Limit: 20}, &sr); err != nil {
 		return fmt.Errorf("search %q: %w", q.Text, err)
 	}
 	return nil

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -522,7 +523,7 @@ func embedAll(ctx context.Context, emb vector.Embedder, texts []string, workers 
 
 // embedTextOf is the text the daemon embeds for an observation.
 func embedTextOf(o memory.Observation) string {
-	d := o.Doc()
+	d := store.DocOf(&o)
 	return d.EmbedText()
 }
 

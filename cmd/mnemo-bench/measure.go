@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -304,7 +305,7 @@ func measureIngest(ctx context.Context, e *env, clients int, dur time.Duration) 
 				}
 				var qr memory.QueueResult
 				t0 := time.Now()
-				err := cl.Call(ctx, "mnemo/postToolUse", p, &qr)
+				err := cl.Call(ctx, memory.MethodPostToolUse, p, &qr)
 				lat = append(lat, time.Since(t0))
 				if err != nil || !qr.Queued {
 					failed.Add(1)
@@ -493,7 +494,7 @@ func measureSize(ctx context.Context, log *slog.Logger, e *env, ds *dataSet, o s
 	}
 	for i, q := range append(ds.queries[:10:10], ds.queries...) {
 		var sr memory.SearchResult
-		took, err := call("mnemo/search", memory.SearchParams{Query: q.Text, Project: q.Project, Limit: 20}, &sr)
+		took, err := call(memory.MethodSearch, memory.SearchParams{Query: q.Text, Project: q.Project, Limit: 20}, &sr)
 		if err != nil {
 			return res, fmt.Errorf("search %q: %w", q.Text, err)
 		}
@@ -508,7 +509,7 @@ func measureSize(ctx context.Context, log *slog.Logger, e *env, ds *dataSet, o s
 	for i := range 10 + o.calls {
 		p := projects[i%len(projects)]
 		var cr memory.ContextResult
-		took, err := call("mnemo/sessionStart", memory.SessionStartParams{
+		took, err := call(memory.MethodSessionStart, memory.SessionStartParams{
 			ContentSessionID: fmt.Sprintf("bench-start-%d-%05d", ds.n, i), Cwd: "/home/dev/src/" + p.name, Source: "startup", Platform: "claude-code",
 		}, &cr)
 		if err != nil {
@@ -518,7 +519,7 @@ func measureSize(ctx context.Context, log *slog.Logger, e *env, ds *dataSet, o s
 			res.sessionStart = append(res.sessionStart, took)
 			bytesSeen = append(bytesSeen, cr.Bytes)
 		}
-		took, err = call("mnemo/context", memory.ContextParams{Project: p.name}, &cr)
+		took, err = call(memory.MethodContext, memory.ContextParams{Project: p.name}, &cr)
 		if err != nil {
 			return res, fmt.Errorf("context: %w", err)
 		}
@@ -593,7 +594,7 @@ func indexHeap(ctx context.Context, n int, emb vector.Embedder, vecs [][]float32
 			continue
 		}
 		id++
-		d := o.Doc()
+		d := store.DocOf(o)
 		d.ID = id
 		d.Vector = jitter(vecs[pr.topic%k], pr.topic < k && pr.variant == 0, noise)
 		batch = append(batch, d)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -74,7 +75,7 @@ func (s *soak) editorServer(ctx context.Context, csid string, gen, i int, end ti
 		}
 		// Messages of a connection are handled in order: an answer to a
 		// later call acknowledges both notifications.
-		if _, err := c.call("mnemo/status", nil, 10*time.Second); err != nil {
+		if _, err := c.call(memory.MethodStatus, nil, 10*time.Second); err != nil {
 			return i + 1, fmt.Errorf("barrier: %w", err)
 		}
 		s.mu.Lock()

@@ -147,7 +147,7 @@ func (s *soak) call(ctx context.Context, within time.Duration, method string, pa
 // daemonPID asks the running daemon for its pid, without starting one.
 func (s *soak) daemonPID(ctx context.Context) (int, error) {
 	var st memory.Status
-	err := s.call(ctx, 3*time.Second, "mnemo/status", nil, &st)
+	err := s.call(ctx, 3*time.Second, memory.MethodStatus, nil, &st)
 	return st.PID, err
 }
 

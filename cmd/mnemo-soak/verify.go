@@ -100,7 +100,7 @@ func (s *soak) verify(ctx context.Context) (*report, error) {
 	var doc struct {
 		Problems []memory.Problem `json:"problems"`
 	}
-	if err := s.call(ctx, time.Minute, "mnemo/doctor", nil, &doc); err != nil {
+	if err := s.call(ctx, time.Minute, memory.MethodDoctor, nil, &doc); err != nil {
 		return nil, fmt.Errorf("mnemo/doctor: %w", err)
 	}
 	for _, p := range doc.Problems {

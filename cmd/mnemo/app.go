@@ -17,6 +17,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/privacy"
+	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/rpc"
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -111,7 +112,7 @@ type Main struct {
 	// Agent overrides the memory agent (tests); the local agent when nil.
 	Agent memory.Agent
 
-	Memory *memory.Memory
+	Memory *store.Memory
 }
 
 // Open opens the memory under Home.
@@ -139,7 +140,7 @@ func (m *Main) Open(ctx context.Context) error {
 			return fmt.Errorf("memory agent %s: %w", cfg.Agent, err)
 		}
 	}
-	mem, err := memory.Open(ctx, memory.Options{
+	mem, err := store.Open(ctx, store.Options{
 		Dir:            filepath.Join(m.Home, "db"),
 		AgentsDir:      filepath.Join(m.Home, "agents"),
 		Agent:          agent,
@@ -150,7 +151,7 @@ func (m *Main) Open(ctx context.Context) error {
 		Version:        Version,
 		Logger:         m.Logger,
 	})
-	if errors.Is(err, memory.ErrLocked) {
+	if errors.Is(err, store.ErrLocked) {
 		return fmt.Errorf("%w\nAnother Mnemo process (the daemon, or `mnemo serve --remote=none`) owns %s; stop it with `mnemo daemon stop`, or use a different MNEMO_HOME", err, m.Home)
 	}
 	if err != nil {

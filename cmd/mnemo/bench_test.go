@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"fmt"
+	"github.com/mnemo-dev/mnemo/memory"
 	"slices"
 	"testing"
 	"time"
@@ -13,12 +14,12 @@ import (
 func BenchmarkStdioPostToolUse(b *testing.B) {
 	env := newTestEnv(b)
 	c := startServe(b, env, "--remote=none")
-	c.call("mnemo/userPromptSubmit", map[string]any{"contentSessionId": "bench", "cwd": env.project, "prompt": "bench"})
+	c.call(memory.MethodUserPromptSubmit, map[string]any{"contentSessionId": "bench", "cwd": env.project, "prompt": "bench"})
 	var took []time.Duration
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		start := time.Now()
-		c.call("mnemo/postToolUse", map[string]any{
+		c.call(memory.MethodPostToolUse, map[string]any{
 			"contentSessionId": "bench", "cwd": env.project, "toolName": "Edit",
 			"toolInput":    map[string]any{"file_path": fmt.Sprintf("%s/pkg/file%d.go", env.project, i), "old_string": "a := 1", "new_string": "a := 2"},
 			"toolResponse": map[string]any{"filePath": fmt.Sprintf("%s/pkg/file%d.go", env.project, i)},

@@ -18,28 +18,6 @@ import (
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
-// Methods the command line uses beyond DESIGN §3's table.
-const (
-	MethodSessions = "mnemo/sessions"
-	MethodDoctor   = "mnemo/doctor"
-	MethodReindex  = "mnemo/reindex"
-)
-
-// ReindexResult says how many observations are being embedded again.
-type ReindexResult struct {
-	Observations int `json:"observations"`
-}
-
-// SessionsResult lists sessions for `mnemo sessions`.
-type SessionsResult struct {
-	Sessions []memory.Session `json:"sessions"`
-}
-
-// DoctorResult is what `mnemo doctor` found in the store.
-type DoctorResult struct {
-	Problems []memory.Problem `json:"problems"`
-}
-
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 
 // call runs one method on the daemon (starting it when needed) and prints
@@ -84,7 +62,7 @@ func searchCommand() *cli.Command {
 			if t := c.Timestamp("until"); t != nil {
 				p.Until = *t
 			}
-			return call(c, MethodSearch, p, func(w io.Writer, r *memory.SearchResult) error {
+			return call(c, memory.MethodSearch, p, func(w io.Writer, r *memory.SearchResult) error {
 				if len(r.Hits) == 0 {
 					fmt.Fprintln(w, "no matches")
 					return nil
@@ -125,7 +103,7 @@ func timelineCommand() *cli.Command {
 				anchor, _ = json.Marshal(n)
 			}
 			p := memory.TimelineParams{Anchor: anchor, Before: c.Int("before"), After: c.Int("after"), Project: c.String("project")}
-			return call(c, MethodTimeline, p, func(w io.Writer, r *memory.TimelineResult) error {
+			return call(c, memory.MethodTimeline, p, func(w io.Writer, r *memory.TimelineResult) error {
 				for _, o := range r.Observations {
 					mark := " "
 					if o.ID == r.AnchorID {
@@ -154,7 +132,7 @@ func getCommand() *cli.Command {
 				}
 				ids = append(ids, n)
 			}
-			return call(c, MethodGetObservations, memory.IDsParams{IDs: ids}, func(w io.Writer, r *memory.ObservationsResult) error {
+			return call(c, memory.MethodGetObservations, memory.IDsParams{IDs: ids}, func(w io.Writer, r *memory.ObservationsResult) error {
 				for i, o := range r.Observations {
 					if i > 0 {
 						fmt.Fprintln(w)
@@ -180,7 +158,7 @@ func contextCommand() *cli.Command {
 			if p.Project == "" && p.Cwd == "" {
 				p.Cwd = mustGetwd()
 			}
-			return call(c, MethodContext, p, func(w io.Writer, r *memory.ContextResult) error {
+			return call(c, memory.MethodContext, p, func(w io.Writer, r *memory.ContextResult) error {
 				_, err := io.WriteString(w, r.Context)
 				return err
 			})
@@ -194,7 +172,7 @@ func sessionsCommand() *cli.Command {
 		Usage: "list sessions with both ids and their state",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return call(c, MethodSessions, nil, func(w io.Writer, r *SessionsResult) error {
+			return call(c, memory.MethodSessions, nil, func(w io.Writer, r *memory.SessionsResult) error {
 				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tCONTENT SESSION\tMEMORY SESSION\tPROJECT\tPLATFORM\tPROMPTS\tSTATUS\tFORCE INIT\tSTARTED")
 				for _, s := range r.Sessions {
@@ -226,7 +204,7 @@ func statusCommand() *cli.Command {
 
 func printStatus(c *cli.Context, cl *rpc.Client) error {
 	var st memory.Status
-	if err := cl.Call(c.Context, MethodStatus, nil, &st); err != nil {
+	if err := cl.Call(c.Context, memory.MethodStatus, nil, &st); err != nil {
 		return err
 	}
 	w := c.App.Writer
@@ -283,7 +261,7 @@ func doctorCommand() *cli.Command {
 			} else {
 				fmt.Fprintf(w, "agent        %s ok\n", cfg.Agent)
 			}
-			err = call(c, MethodDoctor, nil, func(w io.Writer, r *DoctorResult) error {
+			err = call(c, memory.MethodDoctor, nil, func(w io.Writer, r *memory.DoctorResult) error {
 				if len(r.Problems) == 0 {
 					fmt.Fprintln(w, "invariants   ok: every observation's memory session is registered to its session, no memory session is shared, no queue entry is stale")
 					return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -309,7 +310,7 @@ func stopDaemon(ctx context.Context, home string, out interface{ Write([]byte) (
 	var st struct {
 		PID int `json:"pid"`
 	}
-	err = cl.Call(ctx, MethodStatus, nil, &st)
+	err = cl.Call(ctx, memory.MethodStatus, nil, &st)
 	cl.Close()
 	if err != nil {
 		return err

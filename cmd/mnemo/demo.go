@@ -94,14 +94,14 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 	fmt.Fprintf(w, "\n%d calls stored and compressed in %s.\n", calls, time.Since(start).Round(time.Millisecond))
 
 	var ctxRes memory.ContextResult
-	err := cl.Call(ctx, MethodSessionStart, memory.SessionStartParams{ContentSessionID: "demo-session-2", Cwd: project, Source: "startup", Platform: "claude-code"}, &ctxRes)
+	err := cl.Call(ctx, memory.MethodSessionStart, memory.SessionStartParams{ContentSessionID: "demo-session-2", Cwd: project, Source: "startup", Platform: "claude-code"}, &ctxRes)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n=== The context a new session in billing-api gets (%d bytes) ===\n\n%s\n", ctxRes.Bytes, ctxRes.Context)
 
 	var st memory.Status
-	if err := cl.Call(ctx, MethodStatus, nil, &st); err != nil {
+	if err := cl.Call(ctx, memory.MethodStatus, nil, &st); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "Embedder: %s\n", st.Embedder)
@@ -117,7 +117,7 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 		{Query: "people paid slightly more than they should", Limit: 3},
 	} {
 		var res memory.SearchResult
-		if err := cl.Call(ctx, MethodSearch, q, &res); err != nil {
+		if err := cl.Call(ctx, memory.MethodSearch, q, &res); err != nil {
 			return err
 		}
 		label := q.Query
@@ -131,12 +131,12 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	var fixes memory.SearchResult
-	if err := cl.Call(ctx, MethodSearch, memory.SearchParams{Project: "billing-api", Types: []string{memory.TypeBugfix}, Files: []string{"rounding.go"}, Limit: 1}, &fixes); err != nil {
+	if err := cl.Call(ctx, memory.MethodSearch, memory.SearchParams{Project: "billing-api", Types: []string{memory.TypeBugfix}, Files: []string{"rounding.go"}, Limit: 1}, &fixes); err != nil {
 		return err
 	}
 	if len(fixes.Hits) > 0 {
 		var full memory.ObservationsResult
-		if err := cl.Call(ctx, MethodGetObservations, memory.IDsParams{IDs: []uint64{fixes.Hits[len(fixes.Hits)-1].ID}}, &full); err != nil {
+		if err := cl.Call(ctx, memory.MethodGetObservations, memory.IDsParams{IDs: []uint64{fixes.Hits[len(fixes.Hits)-1].ID}}, &full); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "=== mnemo get (a full record) ===\n\n")

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mnemo-dev/mnemo/memory"
 	"io"
 	"os/exec"
 	"sync"
@@ -100,11 +101,11 @@ func TestKill9AfterAcknowledgedEventLosesNothing(t *testing.T) {
 	for round := range 3 {
 		c := startServe(t, env, "--remote=none")
 		csid := fmt.Sprintf("cc-kill-%d", round)
-		c.call("mnemo/userPromptSubmit", map[string]any{"contentSessionId": csid, "cwd": env.project, "prompt": "survive a crash"})
+		c.call(memory.MethodUserPromptSubmit, map[string]any{"contentSessionId": csid, "cwd": env.project, "prompt": "survive a crash"})
 		var ack struct {
 			Queued bool `json:"queued"`
 		}
-		res := c.call("mnemo/postToolUse", map[string]any{
+		res := c.call(memory.MethodPostToolUse, map[string]any{
 			"contentSessionId": csid, "cwd": env.project, "toolName": "Edit",
 			"toolInput": map[string]any{"file_path": fmt.Sprintf("%s/crash/file%d.go", env.project, round), "old_string": "a", "new_string": "b"},
 		})
@@ -125,7 +126,7 @@ func TestKill9AfterAcknowledgedEventLosesNothing(t *testing.T) {
 				Files []string `json:"files"`
 			} `json:"hits"`
 		}
-		json.Unmarshal(c.call("mnemo/search", map[string]any{"files": []string{"crash/"}}), &found)
+		json.Unmarshal(c.call(memory.MethodSearch, map[string]any{"files": []string{"crash/"}}), &found)
 		if len(found.Hits) == 3 {
 			return
 		}

@@ -10,51 +10,13 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
-// Maintenance methods: the daemon owns the store, so it reads and writes
-// the files; the client names them.
-const (
-	MethodExport = "mnemo/export"
-	MethodImport = "mnemo/import"
-)
-
-// ExportParams names the file an export goes to.
-type ExportParams struct {
-	Path    string `json:"path"`
-	Vectors bool   `json:"vectors,omitempty"`
-}
-
-// Validate requires an absolute path.
-func (p *ExportParams) Validate() error {
-	if !filepath.IsAbs(p.Path) {
-		return &memory.FieldError{Field: "path", Reason: "must be an absolute path"}
-	}
-	return nil
-}
-
-// ExportResult counts the records written.
-type ExportResult struct {
-	Records int `json:"records"`
-}
-
-// ImportParams names the file to import.
-type ImportParams struct {
-	Path string `json:"path"`
-}
-
-// Validate requires an absolute path.
-func (p *ImportParams) Validate() error {
-	if !filepath.IsAbs(p.Path) {
-		return &memory.FieldError{Field: "path", Reason: "must be an absolute path"}
-	}
-	return nil
-}
-
-func exportTo(ctx context.Context, mem *memory.Memory, p ExportParams) (ExportResult, error) {
+func exportTo(ctx context.Context, mem *store.Memory, p memory.ExportParams) (memory.ExportResult, error) {
 	tmp, err := os.CreateTemp(filepath.Dir(p.Path), ".mnemo-export-*")
 	if err != nil {
-		return ExportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
+		return memory.ExportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
 	}
 	defer os.Remove(tmp.Name())
 	n, err := mem.Export(ctx, tmp, p.Vectors)
@@ -67,10 +29,10 @@ func exportTo(ctx context.Context, mem *memory.Memory, p ExportParams) (ExportRe
 	if err == nil {
 		err = os.Rename(tmp.Name(), p.Path)
 	}
-	return ExportResult{Records: n}, err
+	return memory.ExportResult{Records: n}, err
 }
 
-func importFrom(ctx context.Context, mem *memory.Memory, p ImportParams) (memory.ImportResult, error) {
+func importFrom(ctx context.Context, mem *store.Memory, p memory.ImportParams) (memory.ImportResult, error) {
 	f, err := os.Open(p.Path)
 	if err != nil {
 		return memory.ImportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
@@ -97,7 +59,7 @@ func exportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return call(c, MethodExport, ExportParams{Path: path, Vectors: c.Bool("vectors")}, func(w io.Writer, r *ExportResult) error {
+			return call(c, memory.MethodExport, memory.ExportParams{Path: path, Vectors: c.Bool("vectors")}, func(w io.Writer, r *memory.ExportResult) error {
 				_, err := fmt.Fprintf(w, "%d records written to %s\n", r.Records, path)
 				return err
 			})
@@ -118,7 +80,7 @@ func importCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return call(c, MethodImport, ImportParams{Path: path}, func(w io.Writer, r *memory.ImportResult) error {
+			return call(c, memory.MethodImport, memory.ImportParams{Path: path}, func(w io.Writer, r *memory.ImportResult) error {
 				_, err := fmt.Fprintf(w, "imported %d sessions, %d prompts, %d observations, %d summaries (%d duplicates skipped)\n",
 					r.Sessions, r.Prompts, r.Observations, r.Summaries, r.Duplicates)
 				return err

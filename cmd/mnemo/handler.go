@@ -10,23 +10,8 @@ import (
 
 	"github.com/mnemo-dev/mnemo/adapters/vscode"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/rpc"
-)
-
-// The custom methods of DESIGN §3.
-const (
-	MethodSessionStart     = "mnemo/sessionStart"
-	MethodUserPromptSubmit = "mnemo/userPromptSubmit"
-	MethodPostToolUse      = "mnemo/postToolUse"
-	MethodStop             = "mnemo/stop"
-	MethodSessionEnd       = "mnemo/sessionEnd"
-	MethodSearch           = "mnemo/search"
-	MethodTimeline         = "mnemo/timeline"
-	MethodGetObservations  = "mnemo/getObservations"
-	MethodContext          = "mnemo/context"
-	MethodSave             = "mnemo/save"
-	MethodForget           = "mnemo/forget"
-	MethodStatus           = "mnemo/status"
 )
 
 // connection is the server side of one client connection: the mnemo/*
@@ -38,47 +23,51 @@ type connection struct {
 }
 
 // newConnection builds the method table of one connection to mem.
-func newConnection(mem *memory.Memory, log *slog.Logger, home string) *connection {
+func newConnection(mem *store.Memory, log *slog.Logger, home string) *connection {
 	c := &connection{mux: rpc.NewMux(log), editor: vscode.New(mem, log, Version), exit: make(chan struct{})}
 	c.mux.Use(rpc.LogCalls(log))
 	m := c.mux
-	handle(m, MethodSessionStart, mem.SessionStart)
-	handle(m, MethodUserPromptSubmit, mem.UserPromptSubmit)
-	handle(m, MethodPostToolUse, mem.PostToolUse)
-	handle(m, MethodStop, func(ctx context.Context, p memory.StopParams) (memory.QueueResult, error) {
+	handle(m, memory.MethodSessionStart, mem.SessionStart)
+	handle(m, memory.MethodUserPromptSubmit, mem.UserPromptSubmit)
+	handle(m, memory.MethodPostToolUse, mem.PostToolUse)
+	handle(m, memory.MethodStop, func(ctx context.Context, p memory.StopParams) (memory.QueueResult, error) {
 		c.editor.Stopped() // an editor that asks for Stop itself needs no idle Stop
 		return mem.Stop(ctx, p)
 	})
-	handle(m, MethodSessionEnd, mem.SessionEnd)
-	handle(m, MethodSearch, mem.Search)
-	handle(m, MethodTimeline, mem.Timeline)
-	handle(m, MethodGetObservations, mem.Get)
-	handle(m, MethodContext, mem.Context)
-	handle(m, MethodSave, mem.Save)
-	handle(m, MethodForget, mem.Forget)
-	handle(m, MethodStatus, func(ctx context.Context, _ struct{}) (memory.Status, error) {
+	handle(m, memory.MethodSessionEnd, mem.SessionEnd)
+	handle(m, memory.MethodSearch, mem.Search)
+	handle(m, memory.MethodTimeline, mem.Timeline)
+	handle(m, memory.MethodGetObservations, mem.Get)
+	handle(m, memory.MethodContext, mem.Context)
+	handle(m, memory.MethodSave, mem.Save)
+	handle(m, memory.MethodForget, mem.Forget)
+	handle(m, memory.MethodStatus, func(ctx context.Context, _ struct{}) (memory.Status, error) {
 		st, err := mem.Status(ctx)
 		st.ProtocolVersion = rpc.ProtocolVersion
 		st.DataDir = home
 		return st, err
 	})
-	handle(m, MethodSessions, func(ctx context.Context, _ struct{}) (SessionsResult, error) {
+	handle(m, memory.MethodSessions, func(ctx context.Context, _ struct{}) (memory.SessionsResult, error) {
 		s, err := mem.Sessions(ctx)
-		return SessionsResult{Sessions: s}, err
+		return memory.SessionsResult{Sessions: s}, err
 	})
-	handle(m, MethodDoctor, func(ctx context.Context, _ struct{}) (DoctorResult, error) {
+	handle(m, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) {
 		p, err := mem.Doctor(ctx)
 		if p == nil {
 			p = []memory.Problem{}
 		}
-		return DoctorResult{Problems: p}, err
+		return memory.DoctorResult{Problems: p}, err
 	})
-	handle(m, MethodReindex, func(ctx context.Context, _ struct{}) (ReindexResult, error) {
+	handle(m, memory.MethodReindex, func(ctx context.Context, _ struct{}) (memory.ReindexResult, error) {
 		n, err := mem.Reindex(ctx)
-		return ReindexResult{Observations: n}, err
+		return memory.ReindexResult{Observations: n}, err
 	})
-	handle(m, MethodExport, func(ctx context.Context, p ExportParams) (ExportResult, error) { return exportTo(ctx, mem, p) })
-	handle(m, MethodImport, func(ctx context.Context, p ImportParams) (memory.ImportResult, error) { return importFrom(ctx, mem, p) })
+	handle(m, memory.MethodExport, func(ctx context.Context, p memory.ExportParams) (memory.ExportResult, error) {
+		return exportTo(ctx, mem, p)
+	})
+	handle(m, memory.MethodImport, func(ctx context.Context, p memory.ImportParams) (memory.ImportResult, error) {
+		return importFrom(ctx, mem, p)
+	})
 	c.editor.Register(m)
 	var once sync.Once
 	rpc.HandleNotify(m, "exit", func(context.Context, struct{}) error {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -344,7 +345,7 @@ func TestDaemonKilledWithQueuedEvents(t *testing.T) {
 			var res struct {
 				Queued bool `json:"queued"`
 			}
-			err := cl.Call(ctx, "mnemo/postToolUse", map[string]any{
+			err := cl.Call(ctx, memory.MethodPostToolUse, map[string]any{
 				"contentSessionId": fmt.Sprintf("cc-crash-%d", i%5), "cwd": env.project, "toolName": "Read",
 				"toolInput": map[string]any{"file_path": filepath.Join(env.project, fmt.Sprintf("crash/f%03d.go", i))},
 			}, &res)
@@ -355,7 +356,7 @@ func TestDaemonKilledWithQueuedEvents(t *testing.T) {
 	}
 	wg.Wait()
 	var before status
-	if err := cl.Call(ctx, "mnemo/status", nil, &before); err != nil {
+	if err := cl.Call(ctx, memory.MethodStatus, nil, &before); err != nil {
 		t.Fatal(err)
 	}
 	syscall.Kill(first.PID, syscall.SIGKILL)

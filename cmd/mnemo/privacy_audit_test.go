@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/privacy"
 )
 
@@ -134,9 +135,9 @@ func TestPrivacyAudit(t *testing.T) {
 			"initializationOptions": map[string]any{"clientKind": "vscode", "protocolVersion": 1, "contentSessionId": "audit-editor", "cwd": env.project},
 		})
 		injected = append(injected, string(res))
-		c.call("mnemo/userPromptSubmit", map[string]any{"contentSessionId": "audit-editor", "cwd": env.project, "prompt": w.tainted("editor-prompt")})
-		c.call("mnemo/save", map[string]any{"text": w.tainted("editor-save"), "cwd": env.project})
-		c.call("mnemo/save", map[string]any{"title": w.tainted("editor-title"), "text": "the retry path fails", "cwd": env.project})
+		c.call(memory.MethodUserPromptSubmit, map[string]any{"contentSessionId": "audit-editor", "cwd": env.project, "prompt": w.tainted("editor-prompt")})
+		c.call(memory.MethodSave, map[string]any{"text": w.tainted("editor-save"), "cwd": env.project})
+		c.call(memory.MethodSave, map[string]any{"title": w.tainted("editor-title"), "text": "the retry path fails", "cwd": env.project})
 		c.call("shutdown", nil)
 		entries = append(entries, "editor-prompt", "editor-save", "editor-title")
 	})

@@ -20,11 +20,13 @@ import (
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/modelserver"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/local"
 	"github.com/mnemo-dev/mnemo/memory/observer"
+	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
 // The end-to-end tests run the real Claude Code CLI as the observer, against
-// the scripted Messages API, through a real memory.Memory. Run them with
+// the scripted Messages API, through a real store.Memory. Run them with
 // memory/observer/e2e.sh: it installs the pinned CLI and runs this test
 // binary in a loopback-only network namespace.
 
@@ -588,27 +590,27 @@ func TestE2EDemoSession(t *testing.T) {
 			}
 			var err error
 			switch call.Method {
-			case "mnemo/sessionStart":
+			case memory.MethodSessionStart:
 				var p memory.SessionStartParams
 				if err = json.Unmarshal(call.Params, &p); err == nil {
 					_, err = m.SessionStart(ctx, p)
 				}
-			case "mnemo/userPromptSubmit":
+			case memory.MethodUserPromptSubmit:
 				var p memory.UserPromptParams
 				if err = json.Unmarshal(call.Params, &p); err == nil {
 					_, err = m.UserPromptSubmit(ctx, p)
 				}
-			case "mnemo/postToolUse":
+			case memory.MethodPostToolUse:
 				var p memory.ToolUseParams
 				if err = json.Unmarshal(call.Params, &p); err == nil {
 					_, err = m.PostToolUse(ctx, p)
 				}
-			case "mnemo/stop":
+			case memory.MethodStop:
 				var p memory.StopParams
 				if err = json.Unmarshal(call.Params, &p); err == nil {
 					_, err = m.Stop(ctx, p)
 				}
-			case "mnemo/sessionEnd":
+			case memory.MethodSessionEnd:
 				m.waitIdle(t, 5*time.Minute) // the summaries first
 				var p memory.SessionEndParams
 				if err = json.Unmarshal(call.Params, &p); err == nil {
@@ -632,7 +634,7 @@ func TestE2EDemoSession(t *testing.T) {
 	claudeObs, claudeSums := s.observations(), s.summaries()
 	m.close()
 
-	local := openMemory(t, filepath.Join(w.base, "local-db"), "", memory.LocalAgent{})
+	local := openMemory(t, filepath.Join(w.base, "local-db"), "", local.Agent{})
 	play(local)
 	ls := &session{t: t, m: local, csid: csid}
 	localObs, localSums := ls.observations(), ls.summaries()

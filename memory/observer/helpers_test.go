@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
 // isolate points HOME and MNEMO_HOME at temporary folders.
@@ -27,15 +28,15 @@ func isolate(t *testing.T) string {
 	return base
 }
 
-// mem is a memory.Memory on disk that a test can close and reopen.
+// mem is a store.Memory on disk that a test can close and reopen.
 type mem struct {
-	*memory.Memory
+	*store.Memory
 	once sync.Once
 }
 
 func openMemory(t testing.TB, dir, agentsDir string, agent memory.Agent) *mem {
 	t.Helper()
-	m, err := memory.Open(context.Background(), memory.Options{Dir: dir, Agent: agent, AgentsDir: agentsDir})
+	m, err := store.Open(context.Background(), store.Options{Dir: dir, Agent: agent, AgentsDir: agentsDir})
 	if err != nil {
 		t.Fatalf("open memory: %v", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/local"
 )
 
 // The kinds of memory agent, as a setting or MNEMO_AGENT names them.
@@ -134,7 +135,7 @@ func (o *Options) defaults() {
 func New(kind string, o Options) (memory.Agent, error) {
 	switch kind {
 	case KindLocal, "":
-		return memory.LocalAgent{}, nil
+		return local.Agent{}, nil
 	case KindClaude:
 		return NewClaude(o)
 	case KindOpenAI:

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/local"
 )
 
 // collector turns the replies of one run into the run's output: it fills
@@ -59,7 +60,7 @@ func (c *collector) add(ctx context.Context, ev memory.Event, text string) {
 		if s == nil && r.SkipReason == "" {
 			// No usable summary and no reason to skip one: the local
 			// compressor writes it, so the turn is not left without.
-			out, _ := memory.LocalAgent{}.Run(ctx, memory.AgentInput{
+			out, _ := local.Agent{}.Run(ctx, memory.AgentInput{
 				Session: c.in.Session, NewID: c.out.MemorySessionID, Request: c.in.Request,
 				Events: []memory.Event{ev}, Turn: c.turn,
 			})

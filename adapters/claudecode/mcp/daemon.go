@@ -11,15 +11,6 @@ import (
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
-// The daemon methods the tools call (DESIGN §3).
-const (
-	MethodSearch          = "mnemo/search"
-	MethodTimeline        = "mnemo/timeline"
-	MethodGetObservations = "mnemo/getObservations"
-	MethodSave            = "mnemo/save"
-	MethodForget          = "mnemo/forget"
-)
-
 // A Caller calls one of the daemon's methods. *rpc.Client and
 // *DaemonClient satisfy it.
 //

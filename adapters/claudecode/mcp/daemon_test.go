@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
-	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -19,12 +19,12 @@ import (
 // the daemon does (one connection per client; stopping closes them all).
 type socketServer struct {
 	t    *testing.T
-	mem  *memory.Memory
+	mem  *store.Memory
 	path string
 	stop func()
 }
 
-func newSocketServer(t *testing.T, mem *memory.Memory) *socketServer {
+func newSocketServer(t *testing.T, mem *store.Memory) *socketServer {
 	// A short folder: socket paths are limited to ~100 bytes.
 	dir, err := os.MkdirTemp("", "mnemo-mcp-")
 	if err != nil {

@@ -15,13 +15,14 @@ import (
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
 // openMemory opens a real in-memory Memory, closed at the end of the test.
-func openMemory(t *testing.T) *memory.Memory {
+func openMemory(t *testing.T) *store.Memory {
 	t.Helper()
-	mem, err := memory.Open(t.Context(), memory.Options{InMemory: true})
+	mem, err := store.Open(t.Context(), store.Options{InMemory: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,13 +33,13 @@ func openMemory(t *testing.T) *memory.Memory {
 // memoryMux serves the daemon methods the tools call from mem, mapping
 // domain errors onto the wire as the daemon does: bad input is invalid
 // params, a missing record is not found.
-func memoryMux(mem *memory.Memory) *rpc.Mux {
+func memoryMux(mem *store.Memory) *rpc.Mux {
 	m := rpc.NewMux(slog.New(slog.DiscardHandler))
-	handle(m, mcp.MethodSearch, mem.Search)
-	handle(m, mcp.MethodTimeline, mem.Timeline)
-	handle(m, mcp.MethodGetObservations, mem.Get)
-	handle(m, mcp.MethodSave, mem.Save)
-	handle(m, mcp.MethodForget, mem.Forget)
+	handle(m, memory.MethodSearch, mem.Search)
+	handle(m, memory.MethodTimeline, mem.Timeline)
+	handle(m, memory.MethodGetObservations, mem.Get)
+	handle(m, memory.MethodSave, mem.Save)
+	handle(m, memory.MethodForget, mem.Forget)
 	return m
 }
 
@@ -58,7 +59,7 @@ func handle[P, R any](m *rpc.Mux, method string, fn func(context.Context, P) (R,
 
 // memoryCaller is a JSON-RPC client of mem's methods over an in-memory
 // pipe: real memory, real framing, real error codes.
-func memoryCaller(t *testing.T, mem *memory.Memory) *rpc.Client {
+func memoryCaller(t *testing.T, mem *store.Memory) *rpc.Client {
 	t.Helper()
 	a, b := net.Pipe()
 	conn := rpc.Serve(t.Context(), b, memoryMux(mem).Handler())
@@ -103,7 +104,7 @@ func connect(t *testing.T, srv *mcp.Server) *sdk.ClientSession {
 
 // newSession starts a server over a fresh in-memory memory, as if started
 // in the project folder cwd, and returns a connected client session.
-func newSession(t *testing.T, cwd string) (*sdk.ClientSession, *memory.Memory) {
+func newSession(t *testing.T, cwd string) (*sdk.ClientSession, *store.Memory) {
 	t.Helper()
 	mem := openMemory(t)
 	srv := mcp.NewServer(memoryCaller(t, mem), mcp.Options{Cwd: cwd, Version: "test"})

@@ -120,7 +120,7 @@ func readJSONLines[T any](path string) ([]T, error) {
 	return out, nil
 }
 
-// doc is the document the memory package would index for o.
+// doc is the document memory/store would index for o.
 func doc(id uint64, o Observation, t time.Time) vector.Doc {
 	text := []string{o.Subtitle}
 	text = append(text, o.Facts...)

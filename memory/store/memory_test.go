@@ -1,4 +1,4 @@
-package memory_test
+package store_test
 
 import (
 	"cmp"
@@ -15,16 +15,18 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/local"
+	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
 // MustOpen opens a Memory in a temporary directory and closes it at the
 // end of the test.
-func MustOpen(tb testing.TB, o memory.Options) *memory.Memory {
+func MustOpen(tb testing.TB, o store.Options) *store.Memory {
 	tb.Helper()
 	if o.Dir == "" && !o.InMemory {
 		o.Dir = filepath.Join(tb.TempDir(), "db")
 	}
-	m, err := memory.Open(context.Background(), o)
+	m, err := store.Open(context.Background(), o)
 	if err != nil {
 		tb.Fatalf("open memory: %v", err)
 	}
@@ -32,7 +34,7 @@ func MustOpen(tb testing.TB, o memory.Options) *memory.Memory {
 	return m
 }
 
-func waitIdle(tb testing.TB, m *memory.Memory) {
+func waitIdle(tb testing.TB, m *store.Memory) {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -41,7 +43,7 @@ func waitIdle(tb testing.TB, m *memory.Memory) {
 	}
 }
 
-func mustPrompt(tb testing.TB, m *memory.Memory, csid, prompt string) memory.UserPromptResult {
+func mustPrompt(tb testing.TB, m *store.Memory, csid, prompt string) memory.UserPromptResult {
 	tb.Helper()
 	r, err := m.UserPromptSubmit(context.Background(), memory.UserPromptParams{ContentSessionID: csid, Cwd: "/src/shop", Prompt: prompt})
 	if err != nil {
@@ -50,7 +52,7 @@ func mustPrompt(tb testing.TB, m *memory.Memory, csid, prompt string) memory.Use
 	return r
 }
 
-func mustTool(tb testing.TB, m *memory.Memory, csid, tool, input, response string) memory.QueueResult {
+func mustTool(tb testing.TB, m *store.Memory, csid, tool, input, response string) memory.QueueResult {
 	tb.Helper()
 	r, err := m.PostToolUse(context.Background(), memory.ToolUseParams{
 		ContentSessionID: csid, Cwd: "/src/shop", ToolName: tool,
@@ -62,7 +64,7 @@ func mustTool(tb testing.TB, m *memory.Memory, csid, tool, input, response strin
 	return r
 }
 
-func mustSession(tb testing.TB, m *memory.Memory, csid string) *memory.Session {
+func mustSession(tb testing.TB, m *store.Memory, csid string) *memory.Session {
 	tb.Helper()
 	s, err := m.Session(context.Background(), csid)
 	if err != nil {
@@ -71,7 +73,7 @@ func mustSession(tb testing.TB, m *memory.Memory, csid string) *memory.Session {
 	return s
 }
 
-func observationsOf(tb testing.TB, m *memory.Memory, sessionID uint64) []memory.Observation {
+func observationsOf(tb testing.TB, m *store.Memory, sessionID uint64) []memory.Observation {
 	tb.Helper()
 	res, err := m.Search(context.Background(), memory.SearchParams{Limit: memory.MaxLimit})
 	if err != nil {
@@ -129,7 +131,7 @@ func (a *recordingAgent) Run(ctx context.Context, in memory.AgentInput) (memory.
 	if refused {
 		return memory.AgentOutput{}, fmt.Errorf("no conversation found with session ID %s: %w", in.ResumeID, memory.ErrResumeRefused)
 	}
-	out, err := memory.LocalAgent{}.Run(ctx, in)
+	out, err := local.Agent{}.Run(ctx, in)
 	if own != "" && in.ResumeID == "" {
 		out.MemorySessionID = own
 	}
@@ -145,7 +147,7 @@ func (a *recordingAgent) Runs() []memory.AgentInput {
 // Rule 1: one contentSessionId maps to exactly one session, also when
 // several hook processes race.
 func TestRule1OneSessionPerContentSessionID(t *testing.T) {
-	m := MustOpen(t, memory.Options{})
+	m := MustOpen(t, store.Options{})
 	const n = 16
 	numbers := make([]int, n)
 	ids := make([]uint64, n)
@@ -194,7 +196,7 @@ func TestRule1OneSessionPerContentSessionID(t *testing.T) {
 // the agent's id (our UUID when it accepts one).
 func TestRule2MemorySessionIDEmptyUntilAgentReports(t *testing.T) {
 	agent := &recordingAgent{failNext: 1}
-	m := MustOpen(t, memory.Options{Agent: agent})
+	m := MustOpen(t, store.Options{Agent: agent})
 	mustPrompt(t, m, "cc-2", "look at the cart total")
 	if s := mustSession(t, m, "cc-2"); s.HasMemorySession() {
 		t.Fatalf("memorySessionId = %q before the agent ran", s.MemorySessionID)
@@ -222,8 +224,8 @@ func TestRule2MemorySessionIDEmptyUntilAgentReports(t *testing.T) {
 func TestRule3ResumeOnlyForContinuations(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
 	agent := &recordingAgent{}
-	open := func() *memory.Memory {
-		m, err := memory.Open(context.Background(), memory.Options{Dir: dir, Agent: agent})
+	open := func() *store.Memory {
+		m, err := store.Open(context.Background(), store.Options{Dir: dir, Agent: agent})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,7 +295,7 @@ func TestRule3ResumeOnlyForContinuations(t *testing.T) {
 // sessions are all found by its contentSessionId.
 func TestRule4ObservationsCarryRegisteredMemorySession(t *testing.T) {
 	agent := &recordingAgent{failNext: 3}
-	m := MustOpen(t, memory.Options{Agent: agent})
+	m := MustOpen(t, store.Options{Agent: agent})
 	mustPrompt(t, m, "cc-4", "fix the cart")
 	mustTool(t, m, "cc-4", "Read", readInput, readResponse)
 	sess := mustSession(t, m, "cc-4")
@@ -334,7 +336,7 @@ func TestRule4ObservationsCarryRegisteredMemorySession(t *testing.T) {
 // Rule 5: sessions are isolated; a memory session id is never shared.
 func TestRule5SessionsIsolated(t *testing.T) {
 	agent := &recordingAgent{}
-	m := MustOpen(t, memory.Options{Agent: agent})
+	m := MustOpen(t, store.Options{Agent: agent})
 	var wg sync.WaitGroup
 	for _, csid := range []string{"cc-5a", "cc-5b", "cc-5c"} {
 		wg.Go(func() {
@@ -387,7 +389,7 @@ func TestRule5SessionsIsolated(t *testing.T) {
 func TestRule6RefusedResumeStartsFresh(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
 	agent := &recordingAgent{}
-	m, err := memory.Open(context.Background(), memory.Options{Dir: dir, Agent: agent})
+	m, err := store.Open(context.Background(), store.Options{Dir: dir, Agent: agent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,7 +401,7 @@ func TestRule6RefusedResumeStartsFresh(t *testing.T) {
 	m.Close()
 
 	agent.refuse = map[string]bool{old: true}
-	m = MustOpen(t, memory.Options{Dir: dir, Agent: agent})
+	m = MustOpen(t, store.Options{Dir: dir, Agent: agent})
 	mustPrompt(t, m, "cc-6", "second")
 	mustTool(t, m, "cc-6", "Read", `{"file_path":"/src/shop/cart/tax.go"}`, `{}`)
 	waitIdle(t, m)
@@ -433,7 +435,7 @@ func TestRule6RefusedResumeStartsFresh(t *testing.T) {
 // replaced, on resume.
 func TestRule7AuditTrail(t *testing.T) {
 	agents := filepath.Join(t.TempDir(), "agents")
-	m := MustOpen(t, memory.Options{AgentsDir: agents})
+	m := MustOpen(t, store.Options{AgentsDir: agents})
 	mustPrompt(t, m, "cc-7", "first")
 	mustTool(t, m, "cc-7", "Read", readInput, readResponse)
 	waitIdle(t, m)
@@ -474,7 +476,7 @@ func TestRule7AuditTrail(t *testing.T) {
 func TestRule8LegacySessionsKeepTheirID(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
 	agent := &recordingAgent{ownID: "sdk-legacy-7f3a"}
-	m, err := memory.Open(context.Background(), memory.Options{Dir: dir, Agent: agent})
+	m, err := store.Open(context.Background(), store.Options{Dir: dir, Agent: agent})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +490,7 @@ func TestRule8LegacySessionsKeepTheirID(t *testing.T) {
 	m.Close()
 
 	agent.ownID = ""
-	m = MustOpen(t, memory.Options{Dir: dir, Agent: agent})
+	m = MustOpen(t, store.Options{Dir: dir, Agent: agent})
 	mustPrompt(t, m, "cc-8", "second")
 	mustTool(t, m, "cc-8", "Read", `{"file_path":"/src/shop/cart/tax.go"}`, `{}`)
 	waitIdle(t, m)

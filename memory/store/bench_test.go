@@ -1,4 +1,4 @@
-package memory_test
+package store_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
 // blockedAgent never finishes a run, so benchmarks of the acknowledged
@@ -31,7 +32,7 @@ func BenchmarkPostToolUse(b *testing.B) {
 		for _, parallel := range []bool{false, true} {
 			name := fmt.Sprintf("sync=%t/parallel=%t", sync, parallel)
 			b.Run(name, func(b *testing.B) {
-				m, err := memory.Open(context.Background(), memory.Options{Dir: filepath.Join(b.TempDir(), "db"), NoSync: !sync, Agent: blockedAgent{}})
+				m, err := store.Open(context.Background(), store.Options{Dir: filepath.Join(b.TempDir(), "db"), NoSync: !sync, Agent: blockedAgent{}})
 				if err != nil {
 					b.Fatal(err)
 				}

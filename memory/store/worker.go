@@ -1,4 +1,4 @@
-package memory
+package store
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/local"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -129,14 +131,14 @@ func (m *Memory) WaitIdle(ctx context.Context) error {
 
 // shouldResume is rule 3: resume the agent only when the session has a
 // memory session, this is a continuation prompt, and forceInit is off.
-func shouldResume(s *Session, promptNumber int) bool {
+func shouldResume(s *memory.Session, promptNumber int) bool {
 	return s.HasMemorySession() && promptNumber > 1 && !s.ForceInit
 }
 
-func (m *Memory) process(ctx context.Context, ev Event) error {
+func (m *Memory) process(ctx context.Context, ev memory.Event) error {
 	var (
-		sess *Session
-		in   AgentInput
+		sess *memory.Session
+		in   memory.AgentInput
 	)
 	err := m.store.view(func(txn *badger.Txn) error {
 		var err error
@@ -150,17 +152,17 @@ func (m *Memory) process(ctx context.Context, ev Event) error {
 		in.Turn, err = m.store.sessionObservations(txn, sess.ID, ev.PromptNumber)
 		return err
 	})
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		m.log.Warn("dropping queued event of a missing session", "event", ev.ID, "session", ev.SessionID)
 		return m.dropEvent(ctx, ev.ID)
 	}
 	if err != nil {
 		return err
 	}
-	if sess.promptPrivate(ev.PromptNumber) {
+	if sess.PromptPrivate(ev.PromptNumber) {
 		return m.dropEvent(ctx, ev.ID)
 	}
-	in.Session, in.Events = *sess, []Event{ev}
+	in.Session, in.Events = *sess, []memory.Event{ev}
 
 	m.mu.Lock()
 	live := m.runs[sess.ID]
@@ -178,23 +180,23 @@ func (m *Memory) process(ctx context.Context, ev Event) error {
 	agent := m.agent
 	m.mu.Lock()
 	m.attempts[ev.ID]++
-	if m.attempts[ev.ID] > maxAttempts && agent.Name() != (LocalAgent{}).Name() {
+	if m.attempts[ev.ID] > maxAttempts && agent.Name() != (local.Agent{}).Name() {
 		// The configured agent keeps failing on this event: the local
 		// compressor makes its observation, in the same memory session
 		// (it accepts any id).
-		agent = LocalAgent{}
+		agent = local.Agent{}
 		m.log.Warn("agent keeps failing; the local agent takes over this event", "event", ev.ID, "agent", m.agent.Name())
 	}
 	m.mu.Unlock()
 	out, err := agent.Run(ctx, in)
-	if errors.Is(err, ErrFallback) {
+	if errors.Is(err, memory.ErrFallback) {
 		// The agent declines (budget spent, endpoint down): the local agent
 		// makes the observations under the same memory session id, so a
 		// session over budget does not get a new memory session per event.
-		agent = LocalAgent{}
+		agent = local.Agent{}
 		out, err = agent.Run(ctx, in)
 	}
-	if errors.Is(err, ErrResumeRefused) && in.ResumeID != "" {
+	if errors.Is(err, memory.ErrResumeRefused) && in.ResumeID != "" {
 		// Rule 6: the agent does not know that memory session; start a
 		// fresh one and record its id.
 		m.log.Warn("agent refused resume; starting a fresh memory session", "session", sess.ContentSessionID, "memorySession", in.ResumeID)
@@ -225,12 +227,12 @@ func (m *Memory) process(ctx context.Context, ev Event) error {
 // commit registers the memory session (rule 4: before anything made under
 // it is stored), stores what the agent produced and deletes the event, in
 // one transaction.
-func (m *Memory) commit(ctx context.Context, ev Event, sess *Session, out AgentOutput) error {
+func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Session, out memory.AgentOutput) error {
 	// The observations are indexed (and embedded) before the transaction
 	// that takes the event off the queue: once the queue is empty, search
 	// finds everything. What the transaction does not store leaves the
 	// index again.
-	obs := make([]Observation, len(out.Observations))
+	obs := make([]memory.Observation, len(out.Observations))
 	docs := make([]vector.Doc, len(out.Observations))
 	for i, o := range out.Observations {
 		id, err := m.store.next("obs")
@@ -241,13 +243,13 @@ func (m *Memory) commit(ctx context.Context, ev Event, sess *Session, out AgentO
 		o.SessionID, o.ContentSessionID, o.MemorySessionID = sess.ID, sess.ContentSessionID, out.MemorySessionID
 		o.PromptNumber, o.Project = ev.PromptNumber, sess.Project
 		if o.Source == "" {
-			o.Source = SourceAgent
+			o.Source = memory.SourceAgent
 		}
 		if o.Time.IsZero() {
 			o.Time = ev.Time
 		}
 		m.scrubObservation(&o)
-		obs[i], docs[i] = o, o.Doc()
+		obs[i], docs[i] = o, DocOf(&o)
 	}
 	if err := m.index.Add(ctx, docs...); err != nil {
 		return fmt.Errorf("index: %w", err)
@@ -264,7 +266,7 @@ func (m *Memory) commit(ctx context.Context, ev Event, sess *Session, out AgentO
 			return err
 		}
 		if out.AssistantUUID != "" {
-			sess.Turns = setTurn(sess.Turns, TurnAnchor{PromptNumber: ev.PromptNumber, MemorySessionID: out.MemorySessionID, AssistantUUID: out.AssistantUUID})
+			sess.Turns = setTurn(sess.Turns, memory.TurnAnchor{PromptNumber: ev.PromptNumber, MemorySessionID: out.MemorySessionID, AssistantUUID: out.AssistantUUID})
 			if err := m.store.putSession(txn, sess); err != nil {
 				return err
 			}
@@ -310,7 +312,7 @@ func (m *Memory) commit(ctx context.Context, ev Event, sess *Session, out AgentO
 // registerMemorySession records id as the session's current memory
 // session. A memory session belongs to exactly one content session
 // (rule 5).
-func (m *Memory) registerMemorySession(txn *badger.Txn, sess *Session, id string) error {
+func (m *Memory) registerMemorySession(txn *badger.Txn, sess *memory.Session, id string) error {
 	if sess.MemorySessionID == id && !sess.ForceInit && sess.ResumeOverride == "" {
 		return nil
 	}
@@ -318,7 +320,7 @@ func (m *Memory) registerMemorySession(txn *badger.Txn, sess *Session, id string
 	switch {
 	case err == nil && owner != sess.ID:
 		return fmt.Errorf("memory session %s already belongs to session %d", id, owner)
-	case err != nil && !errors.Is(err, ErrNotFound):
+	case err != nil && !errors.Is(err, memory.ErrNotFound):
 		return err
 	}
 	if err := txn.Set(key(pMemoryIdx, []byte(id)), be64(sess.ID)); err != nil {
@@ -337,9 +339,9 @@ func (m *Memory) dropEvent(ctx context.Context, id uint64) error {
 }
 
 // scrubSummary cleans every text field of a summary before storage.
-func (m *Memory) scrubSummary(s *Summary) {
+func (m *Memory) scrubSummary(s *memory.Summary) {
 	for _, f := range []*string{&s.Request, &s.Investigated, &s.Learned, &s.Completed, &s.NextSteps, &s.Notes} {
-		*f = m.clean(*f, MaxMessageBytes)
+		*f = m.clean(*f, memory.MaxMessageBytes)
 	}
 	for _, list := range [][]string{s.FilesRead, s.FilesModified} {
 		for i := range list {
@@ -350,9 +352,9 @@ func (m *Memory) scrubSummary(s *Summary) {
 
 // scrubObservation cleans every text field again before storage: agents
 // (a remote model above all) may echo what they were shown.
-func (m *Memory) scrubObservation(o *Observation) {
+func (m *Memory) scrubObservation(o *memory.Observation) {
 	for _, f := range []*string{&o.Title, &o.Subtitle, &o.Narrative, &o.Request} {
-		*f = m.clean(*f, MaxMessageBytes)
+		*f = m.clean(*f, memory.MaxMessageBytes)
 	}
 	for _, list := range [][]string{o.Facts, o.Concepts, o.FilesRead, o.FilesModified} {
 		for i := range list {
@@ -363,7 +365,7 @@ func (m *Memory) scrubObservation(o *Observation) {
 
 // setTurn records the anchor of a turn, replacing an older one of the same
 // prompt: the newest run of a turn is where it stands.
-func setTurn(turns []TurnAnchor, t TurnAnchor) []TurnAnchor {
+func setTurn(turns []memory.TurnAnchor, t memory.TurnAnchor) []memory.TurnAnchor {
 	for i := range turns {
 		if turns[i].PromptNumber == t.PromptNumber {
 			turns[i] = t

@@ -1,4 +1,4 @@
-package memory_test
+package store_test
 
 import (
 	"sync"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
 // Every Wait returns only after a flush that started after it was called,
@@ -17,7 +17,7 @@ func TestGroupSyncCoversEveryWriterAndShares(t *testing.T) {
 		started  atomic.Int64 // time the running flush started
 		inFlight atomic.Int64
 	)
-	g := memory.NewGroupSync(func() error {
+	g := store.NewGroupSync(func() error {
 		if inFlight.Add(1) != 1 {
 			t.Error("two flushes ran at once")
 		}

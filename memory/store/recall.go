@@ -1,4 +1,4 @@
-package memory
+package store
 
 import (
 	"context"
@@ -11,22 +11,24 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/local"
 )
 
-func hitOf(o *Observation) Hit {
-	return Hit{ID: o.ID, Title: o.Title, Type: o.Type, Project: o.Project, Time: o.Time, Files: o.Files(), Snippet: clip(firstNonEmpty(o.Subtitle, o.Narrative, strings.Join(o.Facts, "; ")), 160)}
+func hitOf(o *memory.Observation) memory.Hit {
+	return memory.Hit{ID: o.ID, Title: o.Title, Type: o.Type, Project: o.Project, Time: o.Time, Files: o.Files(), Snippet: clip(firstNonEmpty(o.Subtitle, o.Narrative, strings.Join(o.Facts, "; ")), 160)}
 }
 
 // eachObservation calls fn for the observations of a project (all
 // projects when project is ""), newest first, until fn returns errStop.
-func (m *Memory) eachObservation(ctx context.Context, project string, fn func(*Observation) error) error {
+func (m *Memory) eachObservation(ctx context.Context, project string, fn func(*memory.Observation) error) error {
 	return m.store.view(func(txn *badger.Txn) error {
 		if project == "" {
 			return scan(txn, pObs, true, func(item *badger.Item) error {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				var o Observation
+				var o memory.Observation
 				if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
 					return err
 				}
@@ -50,15 +52,15 @@ func (m *Memory) eachObservation(ctx context.Context, project string, fn func(*O
 
 // Get returns full records, in the order asked; ids that do not exist are
 // listed in Missing.
-func (m *Memory) Get(ctx context.Context, p IDsParams) (ObservationsResult, error) {
+func (m *Memory) Get(ctx context.Context, p memory.IDsParams) (memory.ObservationsResult, error) {
 	if err := p.Validate(); err != nil {
-		return ObservationsResult{}, err
+		return memory.ObservationsResult{}, err
 	}
-	res := ObservationsResult{Observations: []Observation{}}
+	res := memory.ObservationsResult{Observations: []memory.Observation{}}
 	err := m.store.view(func(txn *badger.Txn) error {
 		for _, id := range p.IDs {
 			o, err := m.store.observation(txn, id)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, memory.ErrNotFound) {
 				res.Missing = append(res.Missing, id)
 				continue
 			}
@@ -74,18 +76,18 @@ func (m *Memory) Get(ctx context.Context, p IDsParams) (ObservationsResult, erro
 
 // Timeline returns the observations around an anchor (an id or a time),
 // oldest first, within the anchor's project unless another is given.
-func (m *Memory) Timeline(ctx context.Context, p TimelineParams) (TimelineResult, error) {
-	id, at, err := p.anchor()
+func (m *Memory) Timeline(ctx context.Context, p memory.TimelineParams) (memory.TimelineResult, error) {
+	id, at, err := p.ParseAnchor()
 	if err != nil {
-		return TimelineResult{}, err
+		return memory.TimelineResult{}, err
 	}
 	before, after := p.Before, p.After
 	if before <= 0 && after <= 0 {
 		before, after = 5, 5
 	}
-	before, after = min(max(before, 0), MaxLimit), min(max(after, 0), MaxLimit)
+	before, after = min(max(before, 0), memory.MaxLimit), min(max(after, 0), memory.MaxLimit)
 	project := p.Project
-	res := TimelineResult{Observations: []Observation{}}
+	res := memory.TimelineResult{Observations: []memory.Observation{}}
 	err = m.store.view(func(txn *badger.Txn) error {
 		if id != 0 {
 			o, err := m.store.observation(txn, id)
@@ -97,8 +99,8 @@ func (m *Memory) Timeline(ctx context.Context, p TimelineParams) (TimelineResult
 				project = o.Project
 			}
 		}
-		var older, newer []Observation
-		collect := func(reverse bool, limit int, keep func(*Observation) bool, dst *[]Observation) error {
+		var older, newer []memory.Observation
+		collect := func(reverse bool, limit int, keep func(*memory.Observation) bool, dst *[]memory.Observation) error {
 			if limit == 0 {
 				return nil
 			}
@@ -121,13 +123,13 @@ func (m *Memory) Timeline(ctx context.Context, p TimelineParams) (TimelineResult
 				return nil
 			})
 		}
-		isAnchor := func(o *Observation) bool { return o.ID == res.AnchorID }
-		if err := collect(true, before, func(o *Observation) bool {
+		isAnchor := func(o *memory.Observation) bool { return o.ID == res.AnchorID }
+		if err := collect(true, before, func(o *memory.Observation) bool {
 			return !isAnchor(o) && (o.Time.Before(at) || o.Time.Equal(at) && o.ID < res.AnchorID)
 		}, &older); err != nil {
 			return err
 		}
-		if err := collect(false, after, func(o *Observation) bool {
+		if err := collect(false, after, func(o *memory.Observation) bool {
 			return !isAnchor(o) && (o.Time.After(at) || o.Time.Equal(at) && o.ID > res.AnchorID)
 		}, &newer); err != nil {
 			return err
@@ -141,30 +143,30 @@ func (m *Memory) Timeline(ctx context.Context, p TimelineParams) (TimelineResult
 		res.Observations = append(res.Observations, newer...)
 		return nil
 	})
-	if errors.Is(err, ErrNotFound) {
-		return TimelineResult{}, fmt.Errorf("timeline anchor %d: %w", id, ErrNotFound)
+	if errors.Is(err, memory.ErrNotFound) {
+		return memory.TimelineResult{}, fmt.Errorf("timeline anchor %d: %w", id, memory.ErrNotFound)
 	}
 	return res, err
 }
 
 // Save stores a memory given on purpose, as an observation of its own.
-func (m *Memory) Save(ctx context.Context, p SaveParams) (SaveResult, error) {
+func (m *Memory) Save(ctx context.Context, p memory.SaveParams) (memory.SaveResult, error) {
 	if err := p.Validate(); err != nil {
-		return SaveResult{}, err
+		return memory.SaveResult{}, err
 	}
-	text := m.clean(p.Text, MaxMessageBytes)
+	text := m.clean(p.Text, memory.MaxMessageBytes)
 	if strings.TrimSpace(text) == "" {
-		return SaveResult{}, &FieldError{"text", "is empty once private parts are removed"}
+		return memory.SaveResult{}, &memory.FieldError{Field: "text", Reason: "is empty once private parts are removed"}
 	}
-	o := Observation{
-		Project: m.project(p.Project, p.Cwd), Type: firstNonEmpty(p.Type, TypeNote),
+	o := memory.Observation{
+		Project: m.project(p.Project, p.Cwd), Type: firstNonEmpty(p.Type, memory.TypeNote),
 		Title: m.clean(firstNonEmpty(p.Title, clip(firstLine(text), 80)), 200), Narrative: text,
-		Source: SourceSaved, Time: m.now(),
+		Source: memory.SourceSaved, Time: m.now(),
 	}
 	for _, f := range p.Files {
-		o.FilesModified = append(o.FilesModified, relPath(p.Cwd, f))
+		o.FilesModified = append(o.FilesModified, memory.RelPath(p.Cwd, f))
 	}
-	o.Concepts = dedupe(conceptsOf(o.FilesModified...), 8)
+	o.Concepts = dedupe(local.Concepts(o.FilesModified...), 8)
 	var stored bool
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		o.ID, o.Hash = 0, ""
@@ -176,25 +178,25 @@ func (m *Memory) Save(ctx context.Context, p SaveParams) (SaveResult, error) {
 		return err
 	})
 	if err != nil {
-		return SaveResult{}, fmt.Errorf("save: %w", err)
+		return memory.SaveResult{}, fmt.Errorf("save: %w", err)
 	}
 	if stored {
-		m.indexObservations(ctx, []Observation{o})
+		m.indexObservations(ctx, []memory.Observation{o})
 	}
-	return SaveResult{ID: o.ID}, nil
+	return memory.SaveResult{ID: o.ID}, nil
 }
 
 // Forget deletes observations and everything derived from them.
-func (m *Memory) Forget(ctx context.Context, p IDsParams) (ForgetResult, error) {
+func (m *Memory) Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetResult, error) {
 	if err := p.Validate(); err != nil {
-		return ForgetResult{}, err
+		return memory.ForgetResult{}, err
 	}
-	var res ForgetResult
+	var res memory.ForgetResult
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
-		res = ForgetResult{Deleted: []uint64{}, Missing: []uint64{}}
+		res = memory.ForgetResult{Deleted: []uint64{}, Missing: []uint64{}}
 		for _, id := range p.IDs {
 			o, err := m.store.observation(txn, id)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, memory.ErrNotFound) {
 				res.Missing = append(res.Missing, id)
 				continue
 			}
@@ -209,7 +211,7 @@ func (m *Memory) Forget(ctx context.Context, p IDsParams) (ForgetResult, error) 
 		return nil
 	})
 	if err != nil {
-		return ForgetResult{}, fmt.Errorf("forget: %w", err)
+		return memory.ForgetResult{}, fmt.Errorf("forget: %w", err)
 	}
 	m.index.Remove(res.Deleted...)
 	if len(res.Deleted) > 0 {
@@ -223,11 +225,11 @@ func (m *Memory) Forget(ctx context.Context, p IDsParams) (ForgetResult, error) 
 }
 
 // lastSummary returns the project's newest summary, or nil.
-func (m *Memory) lastSummary(txn *badger.Txn, project string) (*Summary, error) {
-	var out *Summary
+func (m *Memory) lastSummary(txn *badger.Txn, project string) (*memory.Summary, error) {
+	var out *memory.Summary
 	err := scan(txn, key(pSumProject, []byte(project), []byte{0}), true, func(item *badger.Item) error {
 		k := item.Key()
-		var s Summary
+		var s memory.Summary
 		if err := getJSON(txn, idKey(pSummary, binary.BigEndian.Uint64(k[len(k)-8:])), &s); err != nil {
 			return err
 		}
@@ -238,11 +240,11 @@ func (m *Memory) lastSummary(txn *badger.Txn, project string) (*Summary, error) 
 }
 
 // Summaries returns a session's summaries, oldest first.
-func (m *Memory) Summaries(ctx context.Context, sessionID uint64) ([]Summary, error) {
-	var out []Summary
+func (m *Memory) Summaries(ctx context.Context, sessionID uint64) ([]memory.Summary, error) {
+	var out []memory.Summary
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, pSummary, false, func(item *badger.Item) error {
-			var s Summary
+			var s memory.Summary
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
 				return err
 			}

@@ -1,9 +1,13 @@
-package memory
+// Package local is Mnemo's default memory agent: a deterministic
+// compressor that turns tool events into observations and turns into
+// summaries, offline, in microseconds per event.
+package local
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mnemo-dev/mnemo/memory"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -14,7 +18,7 @@ import (
 	"unicode/utf8"
 )
 
-// LocalAgent is the default memory agent: a deterministic compressor that
+// Agent is the default memory agent: a deterministic compressor that
 // works offline in microseconds per event. It reads the event itself (the
 // tool, its input and its response) and the turn so far, the way a person
 // taking notes would:
@@ -35,23 +39,23 @@ import (
 // A Stop event becomes a summary of the turn: what was investigated,
 // learned and completed, the next steps (a failing run never followed by a
 // pass), and the files read and modified.
-type LocalAgent struct{}
+type Agent struct{}
 
-// Name implements Agent.
-func (LocalAgent) Name() string { return "local" }
+// Name implements memory.Agent.
+func (Agent) Name() string { return "local" }
 
-// Run implements Agent. The local agent accepts any memory session id: it
+// Run implements memory.Agent. The local agent accepts any memory session id: it
 // continues ResumeID or adopts NewID.
-func (LocalAgent) Run(ctx context.Context, in AgentInput) (AgentOutput, error) {
+func (Agent) Run(ctx context.Context, in memory.AgentInput) (memory.AgentOutput, error) {
 	if err := ctx.Err(); err != nil {
-		return AgentOutput{}, err
+		return memory.AgentOutput{}, err
 	}
-	out := AgentOutput{MemorySessionID: in.ResumeID}
+	out := memory.AgentOutput{MemorySessionID: in.ResumeID}
 	if out.MemorySessionID == "" {
 		out.MemorySessionID = in.NewID
 	}
 	turn := slices.Clip(in.Turn) // appending never writes into the caller's array
-	add := func(o Observation) {
+	add := func(o memory.Observation) {
 		out.Observations = append(out.Observations, o)
 		turn = append(turn, o)
 	}
@@ -60,11 +64,11 @@ func (LocalAgent) Run(ctx context.Context, in AgentInput) (AgentOutput, error) {
 			add(d)
 		}
 		switch ev.Kind {
-		case EventTool:
+		case memory.EventTool:
 			if o, ok := observe(ev, in.Request, turn); ok {
 				add(o)
 			}
-		case EventStop:
+		case memory.EventStop:
 			if s, ok := summarize(ev, in.Request, turn); ok {
 				out.Summary = &s
 			}
@@ -148,7 +152,7 @@ type toolOutput struct {
 
 // toolEvent is a decoded tool event.
 type toolEvent struct {
-	Event
+	memory.Event
 	in      toolInput
 	out     toolOutput
 	outText string // a response that is plain text
@@ -160,7 +164,7 @@ var (
 	rawCommandRE  = regexp.MustCompile(`"command"\s*:\s*"((?:[^"\\]|\\.)*)"`)
 )
 
-func decodeTool(ev Event) *toolEvent {
+func decodeTool(ev memory.Event) *toolEvent {
 	t := &toolEvent{Event: ev}
 	if raw := jsonString(ev.ToolInput); raw != "" {
 		// An oversized input was stored as a clipped string: recover the
@@ -227,7 +231,7 @@ func blocksText(raw []byte) string {
 	return b.String()
 }
 
-func (t *toolEvent) rel(p string) string { return relPath(t.Cwd, p) }
+func (t *toolEvent) rel(p string) string { return memory.RelPath(t.Cwd, p) }
 
 // output is everything a command printed, the failure text first.
 func (t *toolEvent) output() string {
@@ -245,7 +249,7 @@ func (t *toolEvent) output() string {
 
 // draft collects an observation's parts before they are trimmed into shape.
 type draft struct {
-	Observation
+	memory.Observation
 	tags    []string // concept words that come first: language, testing, security…
 	symbols []string // identifiers whose words become concepts
 }
@@ -260,9 +264,9 @@ func (n *draft) fact(format string, args ...any) {
 	}
 }
 
-func observe(ev Event, request string, turn []Observation) (Observation, bool) {
+func observe(ev memory.Event, request string, turn []memory.Observation) (memory.Observation, bool) {
 	t := decodeTool(ev)
-	n := &draft{Observation: Observation{Tool: ev.ToolName, Request: request}}
+	n := &draft{Observation: memory.Observation{Tool: ev.ToolName, Request: request}}
 	var ok bool
 	switch name := ev.ToolName; name {
 	case "Read", "Open", "NotebookRead", "read_file", "view":
@@ -281,7 +285,7 @@ func observe(ev Event, request string, turn []Observation) (Observation, bool) {
 		ok = observeOther(n, t)
 	}
 	if !ok {
-		return Observation{}, false
+		return memory.Observation{}, false
 	}
 	o := n.Observation
 	o.Title = clip(oneLine(o.Title), maxTitle)
@@ -289,7 +293,7 @@ func observe(ev Event, request string, turn []Observation) (Observation, bool) {
 	o.Narrative = clip(o.Narrative, 600)
 	o.Facts = dedupe(o.Facts, maxFacts)
 	var words []string
-	words = append(words, conceptsOf(o.Files()...)...)
+	words = append(words, Concepts(o.Files()...)...)
 	for _, s := range n.symbols {
 		words = append(words, identWords(s)...)
 	}
@@ -303,7 +307,7 @@ func observeRead(n *draft, t *toolEvent) bool {
 	if file == "" {
 		return false
 	}
-	n.Type = TypeDiscovery
+	n.Type = memory.TypeDiscovery
 	n.FilesRead = []string{file}
 	n.Title = "Read " + file
 	if t.ToolName == "Open" {
@@ -359,7 +363,7 @@ func observeRead(n *draft, t *toolEvent) bool {
 }
 
 func observeSearch(n *draft, t *toolEvent) bool {
-	n.Type = TypeDiscovery
+	n.Type = memory.TypeDiscovery
 	pattern := unescapeRegexp(firstNonEmpty(t.in.Pattern, t.in.Query))
 	where := ""
 	if p := t.rel(t.in.Path); p != "" && p != "." {
@@ -456,7 +460,7 @@ func filesInGrepLines(t *toolEvent, text string, n int) []string {
 }
 
 func observeWeb(n *draft, t *toolEvent) bool {
-	n.Type = TypeDiscovery
+	n.Type = memory.TypeDiscovery
 	switch {
 	case t.in.URL != "":
 		n.Title = "Fetched " + t.in.URL
@@ -477,7 +481,7 @@ func observeWeb(n *draft, t *toolEvent) bool {
 }
 
 func observeAgent(n *draft, t *toolEvent) bool {
-	n.Type = TypeDiscovery
+	n.Type = memory.TypeDiscovery
 	what := firstNonEmpty(t.in.Description, firstLine(t.in.Prompt))
 	if what == "" {
 		return false
@@ -499,7 +503,7 @@ func observeOther(n *draft, t *toolEvent) bool {
 	if name == "" {
 		return false
 	}
-	n.Type = TypeChange
+	n.Type = memory.TypeChange
 	label := name
 	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
 		server, tool, _ := strings.Cut(rest, "__")
@@ -508,7 +512,7 @@ func observeOther(n *draft, t *toolEvent) bool {
 	lower := strings.ToLower(name)
 	for _, w := range []string{"get", "list", "read", "search", "fetch", "find", "query", "view", "show", "lookup"} {
 		if strings.Contains(lower, w) {
-			n.Type = TypeDiscovery
+			n.Type = memory.TypeDiscovery
 			break
 		}
 	}
@@ -518,7 +522,7 @@ func observeOther(n *draft, t *toolEvent) bool {
 		n.FilesRead = []string{file}
 	}
 	if t.out.IsError || t.out.Error != "" {
-		n.Type = TypeDiscovery
+		n.Type = memory.TypeDiscovery
 		n.fact("error: %s", errorLine(t.output()))
 	}
 	n.Subtitle = firstMeaningfulLine(firstNonEmpty(t.content, t.outText, t.out.Result))
@@ -539,14 +543,14 @@ type editInfo struct {
 	rewrite  bool // Write over an existing file
 }
 
-func observeEdit(n *draft, t *toolEvent, request string, turn []Observation) bool {
+func observeEdit(n *draft, t *toolEvent, request string, turn []memory.Observation) bool {
 	file := t.rel(firstNonEmpty(t.in.FilePath, t.in.NotebookPath, t.out.FilePath, t.in.Path))
 	if file == "" {
 		return false
 	}
 	n.tags = fileTags(file)
 	if t.out.IsError || t.out.Error != "" {
-		n.Type = TypeDiscovery
+		n.Type = memory.TypeDiscovery
 		n.FilesRead = []string{file}
 		msg := errorLine(t.output())
 		n.Title = "Could not edit " + file
@@ -660,7 +664,7 @@ func observeEdit(n *draft, t *toolEvent, request string, turn []Observation) boo
 
 	switch {
 	case e.created:
-		n.Type = TypeFeature
+		n.Type = memory.TypeFeature
 		switch {
 		case t.ToolName == "Save":
 			n.Title = "Saved new file " + file
@@ -695,7 +699,7 @@ func observeEdit(n *draft, t *toolEvent, request string, turn []Observation) boo
 			}
 		}
 	case failure != nil:
-		n.Type = TypeBugfix
+		n.Type = memory.TypeBugfix
 		cause := failure.cause()
 		switch {
 		case replacement && utf8.RuneCountInString(delta) <= 60:
@@ -724,25 +728,25 @@ func observeEdit(n *draft, t *toolEvent, request string, turn []Observation) boo
 		b.WriteString(".")
 		n.Narrative = b.String()
 	case renameFrom != "":
-		n.Type = TypeRefactor
+		n.Type = memory.TypeRefactor
 		n.Title = "Renamed " + renameFrom + " to " + renameTo + " in " + file
 		n.symbols = append(n.symbols, renameFrom, renameTo)
 		n.fact("renamed: %s → %s", renameFrom, renameTo)
 		n.tags = append(n.tags, "rename")
 	case !e.rewrite && hasPhrase(strings.ToLower(request), refactorPhrases):
-		n.Type = TypeRefactor
+		n.Type = memory.TypeRefactor
 		n.Title = "Refactored " + where
 		if replacement && utf8.RuneCountInString(delta) <= 60 {
 			n.Title += ": " + delta
 		}
 	case !e.rewrite && hasPhrase(strings.ToLower(request), fixPhrases):
-		n.Type = TypeBugfix
+		n.Type = memory.TypeBugfix
 		n.Title = "Fixed " + where
 		if replacement && utf8.RuneCountInString(delta) <= 60 {
 			n.Title += ": " + delta
 		}
 	case len(security) > 0:
-		n.Type = TypeSecurity
+		n.Type = memory.TypeSecurity
 		n.Title = changeTitle(t.ToolName, file, where, delta, replacement, e, added, removed, changed)
 		n.fact("security-relevant: %s", strings.Join(security, ", "))
 		n.Narrative = fmt.Sprintf("A security-relevant change (%s) to %s", strings.Join(security, ", "), where)
@@ -751,7 +755,7 @@ func observeEdit(n *draft, t *toolEvent, request string, turn []Observation) boo
 		}
 		n.Narrative = asSentence(n.Narrative)
 	case len(added) > 0 && len(removed) == 0 && !e.rewrite:
-		n.Type = TypeFeature
+		n.Type = memory.TypeFeature
 		n.Title = "Added " + nameList(added, 3) + " to " + file
 		if docs := docFacts(newDecls, 2); len(docs) > 0 {
 			n.Subtitle = docs[0]
@@ -760,7 +764,7 @@ func observeEdit(n *draft, t *toolEvent, request string, turn []Observation) boo
 			}
 		}
 	default:
-		n.Type = TypeChange
+		n.Type = memory.TypeChange
 		n.Title = changeTitle(t.ToolName, file, where, delta, replacement, e, added, removed, changed)
 		if e.rewrite && len(added)+len(removed) > 0 {
 			n.Subtitle = changeList(added, removed)
@@ -819,7 +823,7 @@ func testCases(code string) []string {
 }
 
 // seenFile reports whether an observation of the turn names file.
-func seenFile(turn []Observation, file string) bool {
+func seenFile(turn []memory.Observation, file string) bool {
 	for i := range turn {
 		if slices.Contains(turn[i].FilesRead, file) || slices.Contains(turn[i].FilesModified, file) {
 			return true
@@ -1445,7 +1449,7 @@ func operands(args []string) []string {
 	return out
 }
 
-func observeCommand(n *draft, t *toolEvent, request string, turn []Observation) bool {
+func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observation) bool {
 	line := strings.TrimSpace(t.in.Command)
 	if line == "" {
 		return false
@@ -1472,13 +1476,13 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []Observation) 
 			case strings.HasPrefix(op, "Test") || strings.HasPrefix(op, "test_"):
 				n.symbols = append(n.symbols, op)
 			case strings.ContainsAny(op, "/."):
-				n.tags = append(n.tags, conceptsOf(strings.TrimRight(t.rel(op), "./"))...)
+				n.tags = append(n.tags, Concepts(strings.TrimRight(t.rel(op), "./"))...)
 			}
 		}
 	}
 
 	if interrupted {
-		n.Type = TypeChange
+		n.Type = memory.TypeChange
 		n.Title = "Interrupted: " + core
 		n.Narrative = asSentence(t.in.Description)
 		return true
@@ -1500,11 +1504,11 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []Observation) 
 			ranCommand(n, t, core, out)
 			break
 		}
-		n.Type = TypeChange
+		n.Type = memory.TypeChange
 		n.Title = "Deleted " + listMore(files, 3, len(files))
 		n.FilesModified = firstN(files, 8)
 	case kindCommit:
-		n.Type = TypeChange
+		n.Type = memory.TypeChange
 		msg := commitMessage(c.args)
 		n.Title = "Committed: " + firstNonEmpty(msg, "changes")
 		for l := range strings.Lines(headTail(t.out.Stdout + "\n" + t.outText)) {
@@ -1516,7 +1520,7 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []Observation) 
 			}
 		}
 	case kindInstall:
-		n.Type = TypeChange
+		n.Type = memory.TypeChange
 		pkgs := operands(c.args)
 		switch {
 		case len(pkgs) == 0:
@@ -1541,7 +1545,7 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []Observation) 
 			ranCommand(n, t, core, out)
 			break
 		}
-		n.Type = TypeChange
+		n.Type = memory.TypeChange
 		n.Title = "Wrote " + file + " from the shell"
 		n.FilesModified = []string{file}
 		n.tags = append(n.tags, fileTags(file)...)
@@ -1589,7 +1593,7 @@ func relAll(t *toolEvent, ps []string) []string {
 // failedCommand describes a run that exited non-zero: a test failure names
 // its tests and the assertion, a build failure its first error.
 func failedCommand(n *draft, t *toolEvent, c shellCommand, core string, code int, out string) {
-	n.Type = TypeDiscovery
+	n.Type = memory.TypeDiscovery
 	msg := errorLine(out)
 	short := stripPosition(msg)
 	var names []string
@@ -1635,8 +1639,8 @@ func failedCommand(n *draft, t *toolEvent, c shellCommand, core string, code int
 
 // passedCheck describes a passing test run or build, and what it confirms
 // when an earlier run of the turn failed.
-func passedCheck(n *draft, c shellCommand, core string, out string, turn []Observation) {
-	n.Type = TypeChange
+func passedCheck(n *draft, c shellCommand, core string, out string, turn []memory.Observation) {
+	n.Type = memory.TypeChange
 	verb := " passes"
 	if c.kind == kindBuild {
 		verb = " succeeds"
@@ -1654,7 +1658,7 @@ func passedCheck(n *draft, c shellCommand, core string, out string, turn []Obser
 	var fixed, touched []string
 	for _, o := range turn[i+1:] {
 		touched = append(touched, o.FilesModified...)
-		if o.Type == TypeBugfix {
+		if o.Type == memory.TypeBugfix {
 			fixed = append(fixed, o.FilesModified...)
 		}
 	}
@@ -1667,7 +1671,7 @@ func passedCheck(n *draft, c shellCommand, core string, out string, turn []Obser
 		n.Narrative = fmt.Sprintf("%s passes; earlier in this turn %s failed.", core, firstNonEmpty(cause, fail.command()))
 		return
 	}
-	n.Type = TypeBugfix
+	n.Type = memory.TypeBugfix
 	n.Title = core + verb + " after fixing " + listMore(fixed, 2, len(fixed))
 	if cause != "" {
 		n.fact("fixes: %s", cause)
@@ -1691,7 +1695,7 @@ func movedFiles(n *draft, t *toolEvent, c shellCommand) bool {
 		return false
 	}
 	srcs, dst := relAll(t, ops[:len(ops)-1]), t.rel(ops[len(ops)-1])
-	n.Type = TypeRefactor
+	n.Type = memory.TypeRefactor
 	n.tags = append(n.tags, "rename")
 	how := "with " + strings.Join(firstN(c.words, 2), " ")
 	if len(c.words) > 0 && c.words[0] != "git" {
@@ -1725,7 +1729,7 @@ func movedFiles(n *draft, t *toolEvent, c shellCommand) bool {
 // lookedAt describes a read-only command: cat of a file is a read, grep a
 // search, git log a look at the history.
 func lookedAt(n *draft, t *toolEvent, c shellCommand, core string, out string) {
-	n.Type = TypeDiscovery
+	n.Type = memory.TypeDiscovery
 	name := path.Base(c.words[0])
 	ops := operands(c.args)
 	switch name {
@@ -1782,7 +1786,7 @@ func lookedAt(n *draft, t *toolEvent, c shellCommand, core string, out string) {
 		return
 	}
 	ranCommand(n, t, core, out)
-	n.Type = TypeDiscovery
+	n.Type = memory.TypeDiscovery
 }
 
 // pathLike keeps the operands that look like files.
@@ -1800,7 +1804,7 @@ func pathLike(ops []string) []string {
 // description Claude gave it ("Print hello" → "Printed hello").
 func ranCommand(n *draft, t *toolEvent, core string, out string) {
 	if n.Type == "" {
-		n.Type = TypeChange
+		n.Type = memory.TypeChange
 	}
 	n.Title = "Ran " + core
 	if d := pastTense(t.in.Description); d != "" {
@@ -2096,7 +2100,7 @@ func resultLine(out string) string {
 // The turn so far
 
 // A runNote is an observation of a command with its exit code in its facts.
-type runNote struct{ *Observation }
+type runNote struct{ *memory.Observation }
 
 func (r runNote) fact(prefix string) string {
 	for _, f := range r.Facts {
@@ -2156,12 +2160,12 @@ const (
 
 // lastFailure returns the turn's most recent failed run, unless a passing
 // test or build came after it.
-func lastFailure(turn []Observation) *runNote {
+func lastFailure(turn []memory.Observation) *runNote {
 	r, _ := lastFailureAt(turn)
 	return r
 }
 
-func lastFailureAt(turn []Observation) (*runNote, int) {
+func lastFailureAt(turn []memory.Observation) (*runNote, int) {
 	for i := len(turn) - 1; i >= 0; i-- {
 		r := runNote{&turn[i]}
 		switch r.state() {
@@ -2214,22 +2218,22 @@ func decisionsIn(request string) []string {
 
 // decisionNote makes the decision observation of a turn whose prompt
 // states a choice, unless the turn already has it.
-func decisionNote(request string, turn []Observation) (Observation, bool) {
+func decisionNote(request string, turn []memory.Observation) (memory.Observation, bool) {
 	if request == "" {
-		return Observation{}, false
+		return memory.Observation{}, false
 	}
 	for i := range turn {
-		if turn[i].Type == TypeDecision && turn[i].Tool == "" {
-			return Observation{}, false
+		if turn[i].Type == memory.TypeDecision && turn[i].Tool == "" {
+			return memory.Observation{}, false
 		}
 	}
 	ds := decisionsIn(request)
 	if len(ds) == 0 {
-		return Observation{}, false
+		return memory.Observation{}, false
 	}
 	choice := strings.TrimRight(decisionLeadRE.ReplaceAllString(ds[0], ""), ".!")
 	choice = lowerFirst(choice)
-	o := Observation{Type: TypeDecision, Request: request}
+	o := memory.Observation{Type: memory.TypeDecision, Request: request}
 	o.Title = clip("Decision: "+choice, maxTitle)
 	o.Subtitle = clip(ds[0], maxSubtitle)
 	for _, d := range ds {
@@ -2262,13 +2266,13 @@ var (
 // ---------------------------------------------------------------------------
 // Summaries
 
-func summarize(ev Event, request string, turn []Observation) (Summary, bool) {
+func summarize(ev memory.Event, request string, turn []memory.Observation) (memory.Summary, bool) {
 	req := firstNonEmpty(request, ev.LastUserMessage)
 	msg := strings.TrimSpace(ev.LastAssistantMessage)
 	if len(turn) == 0 && req == "" && msg == "" {
-		return Summary{}, false
+		return memory.Summary{}, false
 	}
-	s := Summary{Request: clip(req, 500)}
+	s := memory.Summary{Request: clip(req, 500)}
 	said := splitMessage(msg)
 	var investigated, failures, docs, completed, next, notes []string
 	read, modified := map[string]bool{}, map[string]bool{}
@@ -2289,11 +2293,11 @@ func summarize(ev Event, request string, turn []Observation) (Summary, bool) {
 		o := &turn[i]
 		r := runNote{o}
 		switch {
-		case o.Type == TypeDecision:
+		case o.Type == memory.TypeDecision:
 			notes = append(notes, o.Title)
 		case slices.Contains(o.Facts, "interrupted by the user"):
 			notes = append(notes, o.Title)
-		case o.Type == TypeDiscovery:
+		case o.Type == memory.TypeDiscovery:
 			investigated = append(investigated, o.Title)
 			if r.state() == runFailed {
 				if e := r.errorMessage(); e != "" {
@@ -2307,7 +2311,7 @@ func summarize(ev Event, request string, turn []Observation) (Summary, bool) {
 		// symbols, from the edits and from the reads before them.
 		for _, f := range o.Facts {
 			d, ok := strings.CutPrefix(f, "doc: ")
-			if ok && o.Type != TypeFeature && slices.ContainsFunc(touched, func(sym string) bool { return docAbout(d, sym) }) {
+			if ok && o.Type != memory.TypeFeature && slices.ContainsFunc(touched, func(sym string) bool { return docAbout(d, sym) }) {
 				docs = append(docs, d)
 			}
 		}
@@ -2353,7 +2357,7 @@ func docAbout(doc, sym string) bool {
 
 // untestedChanges finds files modified after the turn's last passing test
 // or build run: the command to run again and the files.
-func untestedChanges(turn []Observation) (string, []string) {
+func untestedChanges(turn []memory.Observation) (string, []string) {
 	last := -1
 	for i := range turn {
 		if (runNote{&turn[i]}).state() == runPassed {
@@ -2825,9 +2829,9 @@ func fileTags(file string) []string {
 	return tags
 }
 
-// conceptsOf derives topic words from file paths: directory and file stem
+// Concepts derives topic words from file paths: directory and file stem
 // names, minus noise.
-func conceptsOf(files ...string) []string {
+func Concepts(files ...string) []string {
 	var out []string
 	for _, f := range files {
 		for _, part := range strings.Split(filepath.ToSlash(f), "/") {
@@ -2909,31 +2913,6 @@ func identifiersIn(pattern string, n int) []string {
 		}
 	}
 	return dedupe(out, n)
-}
-
-func relPath(cwd, p string) string {
-	p = strings.TrimSpace(p)
-	if p == "" {
-		return ""
-	}
-	p = filepath.ToSlash(p)
-	if cwd != "" {
-		c := strings.TrimRight(filepath.ToSlash(cwd), "/")
-		switch {
-		case p == c:
-			return "."
-		case c != "" && strings.HasPrefix(p, c+"/"):
-			return path.Clean(p[len(c)+1:])
-		case filepath.IsAbs(p) && filepath.IsAbs(cwd):
-			if r, err := filepath.Rel(cwd, p); err == nil && !strings.HasPrefix(r, "..") {
-				return filepath.ToSlash(r)
-			}
-		}
-	}
-	if !strings.HasPrefix(p, "$") {
-		p = path.Clean(p)
-	}
-	return p
 }
 
 func wordSet(items ...string) map[string]bool {

@@ -1,4 +1,4 @@
-package memory_test
+package local_test
 
 import (
 	"bytes"
@@ -17,17 +17,18 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/local"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of TestLocalGolden")
 
-// The local agent's golden sessions live in testdata/local/sessions, one
+// The local agent's golden sessions live in testdata/sessions, one
 // txtar each: its comment says what it shows, its events.jsonl holds one
 // Claude Code hook payload (the hook's stdin) per line, or a reference
 // {"recorded": "<scenario>/<NNN-Event>.json"} to a payload recorded from the
-// real CLI (testdata/local/recorded, copied from the e2e probe, scrubbed as
+// real CLI (testdata/recorded, copied from the e2e probe, scrubbed as
 // they were). Editor events use the same shape with tool_name "Open" or
-// "Save". What the agent makes of them is in testdata/local/golden.
+// "Save". What the agent makes of them is in testdata/golden.
 
 // hookPayload is the part of a hook's stdin the replay reads.
 type hookPayload struct {
@@ -53,7 +54,7 @@ type localSession struct {
 
 func loadLocalSessions(tb testing.TB) []localSession {
 	tb.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "local", "sessions", "*.txtar"))
+	files, err := filepath.Glob(filepath.Join("testdata", "sessions", "*.txtar"))
 	if err != nil || len(files) == 0 {
 		tb.Fatalf("no golden sessions: %v", err)
 	}
@@ -90,7 +91,7 @@ func loadLocalSessions(tb testing.TB) []localSession {
 // loadRecorded reads the stdin of a hook call recorded from the real CLI.
 func loadRecorded(tb testing.TB, name string) hookPayload {
 	tb.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "local", "recorded", filepath.FromSlash(name)))
+	b, err := os.ReadFile(filepath.Join("testdata", "recorded", filepath.FromSlash(name)))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -199,7 +200,7 @@ func replay(tb testing.TB, s localSession) []replayTurn {
 			in.ResumeID = memoryID
 		}
 		before := slices.Clone(in.Turn)
-		out, err := memory.LocalAgent{}.Run(ctx, in)
+		out, err := local.Agent{}.Run(ctx, in)
 		if err != nil {
 			tb.Fatalf("%s: run: %v", s.name, err)
 		}
@@ -248,7 +249,7 @@ func goldenOf(turns []replayTurn) []goldenTurn {
 }
 
 // TestLocalGolden replays every golden session through the local agent and
-// compares what it makes with testdata/local/golden/<session>.json.
+// compares what it makes with testdata/golden/<session>.json.
 // `go test ./memory -run TestLocalGolden -update` rewrites them.
 func TestLocalGolden(t *testing.T) {
 	for _, s := range loadLocalSessions(t) {
@@ -258,7 +259,7 @@ func TestLocalGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", "local", "golden", s.name+".json")
+			path := filepath.Join("testdata", "golden", s.name+".json")
 			if *update {
 				if err := os.WriteFile(path, got, 0o644); err != nil {
 					t.Fatal(err)
@@ -330,7 +331,7 @@ func TestLocalAgentInvariants(t *testing.T) {
 				if len(events) == 0 {
 					return
 				}
-				out, err := memory.LocalAgent{}.Run(context.Background(), memory.AgentInput{NewID: "m", Request: request, Events: events})
+				out, err := local.Agent{}.Run(context.Background(), memory.AgentInput{NewID: "m", Request: request, Events: events})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -396,7 +397,7 @@ func runTurn(t *testing.T, request string, calls ...toolCall) []memory.Observati
 	t.Helper()
 	var turn []memory.Observation
 	for _, c := range calls {
-		out, err := memory.LocalAgent{}.Run(context.Background(), memory.AgentInput{NewID: "m", Request: request, Events: []memory.Event{c.event()}, Turn: turn})
+		out, err := local.Agent{}.Run(context.Background(), memory.AgentInput{NewID: "m", Request: request, Events: []memory.Event{c.event()}, Turn: turn})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -649,7 +650,7 @@ func TestLocalAgentSummarizes(t *testing.T) {
 		toolCall{"Edit", `{"file_path":"/src/app/cart/total.go","old_string":"total - discount","new_string":"total * (1 - rate)"}`, `{}`},
 		toolCall{"Bash", `{"command":"go test ./cart/"}`, `{"error":"Exit code 1\n--- FAIL: TestTotalWithDiscount (0.00s)\n    total_test.go:31: got 80.9, want 81","isError":true}`},
 	)
-	out, err := memory.LocalAgent{}.Run(context.Background(), memory.AgentInput{
+	out, err := local.Agent{}.Run(context.Background(), memory.AgentInput{
 		ResumeID: "m", Request: "the cart total is wrong for discounts, fix it", Turn: turn,
 		Events: []memory.Event{{Kind: memory.EventStop, LastAssistantMessage: "The discount was subtracted instead of applied as a rate. I changed Total to multiply by (1 - rate). A rounding difference remains; next I would round to cents."}},
 	})
@@ -683,7 +684,7 @@ func TestLocalAgentAsksToRerunAfterLaterChanges(t *testing.T) {
 		toolCall{"Bash", `{"command":"go test ./cart/"}`, passingGoTest},
 		toolCall{"Edit", `{"file_path":"/src/app/cart/total.go","old_string":"sum","new_string":"total"}`, `{}`},
 	)
-	out, err := memory.LocalAgent{}.Run(context.Background(), memory.AgentInput{ResumeID: "m", Request: "tidy the cart code", Turn: turn, Events: []memory.Event{{Kind: memory.EventStop}}})
+	out, err := local.Agent{}.Run(context.Background(), memory.AgentInput{ResumeID: "m", Request: "tidy the cart code", Turn: turn, Events: []memory.Event{{Kind: memory.EventStop}}})
 	if err != nil || out.Summary == nil {
 		t.Fatalf("no summary: %v", err)
 	}
@@ -710,7 +711,7 @@ func BenchmarkLocalAgent(b *testing.B) {
 			}
 			in := memory.AgentInput{ResumeID: "m", Request: request, Events: []memory.Event{ev}, Turn: turn}
 			inputs = append(inputs, in)
-			out, _ := memory.LocalAgent{}.Run(context.Background(), in)
+			out, _ := local.Agent{}.Run(context.Background(), in)
 			turn = append(turn, out.Observations...)
 		}
 	}
@@ -719,7 +720,7 @@ func BenchmarkLocalAgent(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		for _, in := range inputs {
-			if _, err := (memory.LocalAgent{}).Run(ctx, in); err != nil {
+			if _, err := (local.Agent{}).Run(ctx, in); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -747,7 +748,7 @@ func FuzzLocalAgent(f *testing.F) {
 	f.Fuzz(func(t *testing.T, tool, input, response, request string) {
 		ev := memory.Event{Kind: memory.EventTool, Cwd: "/src/app", ToolName: tool, ToolInput: json.RawMessage(input), ToolResponse: json.RawMessage(response)}
 		before := runTurn(t, request, toolCall{"Bash", `{"command":"go test ./..."}`, failingGoTest})
-		out, err := memory.LocalAgent{}.Run(context.Background(), memory.AgentInput{NewID: "m", Request: request, Events: []memory.Event{ev, {Kind: memory.EventStop}}, Turn: before})
+		out, err := local.Agent{}.Run(context.Background(), memory.AgentInput{NewID: "m", Request: request, Events: []memory.Event{ev, {Kind: memory.EventStop}}, Turn: before})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package memory
+package store
 
 import (
 	"cmp"
@@ -7,38 +7,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/mnemo-dev/mnemo/memory"
 )
-
-// ContextTag wraps everything Mnemo injects, so that Mnemo never stores
-// its own output again (the privacy rules strip it at entry).
-const ContextTag = "mnemo-context"
-
-// Injection is the audit record of one context injection: what went in
-// and why.
-type Injection struct {
-	ID               uint64          `json:"id"`
-	Time             time.Time       `json:"time"`
-	ContentSessionID string          `json:"contentSessionId,omitempty"`
-	Project          string          `json:"project"`
-	Source           string          `json:"source,omitempty"`
-	Bytes            int             `json:"bytes"`
-	Items            []InjectionItem `json:"items"`
-}
-
-// InjectionItem is one observation that went into a context.
-type InjectionItem struct {
-	ID     uint64 `json:"id"`
-	Reason string `json:"reason"`
-}
 
 // Context returns what SessionStart would inject for a project, without
 // creating a session or recording an injection.
-func (m *Memory) Context(ctx context.Context, p ContextParams) (ContextResult, error) {
+func (m *Memory) Context(ctx context.Context, p memory.ContextParams) (memory.ContextResult, error) {
 	if err := p.Validate(); err != nil {
-		return ContextResult{}, err
+		return memory.ContextResult{}, err
 	}
 	return m.buildContext(ctx, m.project(p.Project, p.Cwd), p.Cwd, "", "")
 }
@@ -51,14 +29,14 @@ const contextPool = 200
 // re-reading at the start of a session: what changed and why beats what
 // was looked at.
 var typeWeight = map[string]float64{
-	TypeBugfix: 1, TypeDecision: 1, TypeSecurity: 1, TypeNote: 1, TypeFeature: 0.9,
-	TypeRefactor: 0.8, TypeChange: 0.7, TypeDiscovery: 0.45,
+	memory.TypeBugfix: 1, memory.TypeDecision: 1, memory.TypeSecurity: 1, memory.TypeNote: 1, memory.TypeFeature: 0.9,
+	memory.TypeRefactor: 0.8, memory.TypeChange: 0.7, memory.TypeDiscovery: 0.45,
 }
 
 // candidate is an observation considered for the context, with its score
 // and the reasons for it.
 type candidate struct {
-	o       Observation
+	o       memory.Observation
 	score   float64
 	reasons []string
 }
@@ -66,7 +44,7 @@ type candidate struct {
 // scoreContext scores observations (newest first) for a session in cwd:
 // recency (by rank), the worth of the type, files modified in the last
 // summary's turn, and files under the working directory.
-func scoreContext(obs []Observation, recent map[string]bool, under string) []candidate {
+func scoreContext(obs []memory.Observation, recent map[string]bool, under string) []candidate {
 	out := make([]candidate, 0, len(obs))
 	for rank, o := range obs {
 		c := candidate{o: o}
@@ -75,7 +53,7 @@ func scoreContext(obs []Observation, recent map[string]bool, under string) []can
 		if !ok {
 			w = 0.7
 		}
-		if o.Source == SourceSaved {
+		if o.Source == memory.SourceSaved {
 			w *= 1.2
 			c.reasons = append(c.reasons, "saved on purpose")
 		}
@@ -107,15 +85,15 @@ func scoreContext(obs []Observation, recent map[string]bool, under string) []can
 // memory: the last summary, then the most useful recent observations, one
 // line each, with the ids to fetch more. When csid is set the injection is
 // recorded with the reason for each observation.
-func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source string) (ContextResult, error) {
-	res := ContextResult{Project: project, ObservationIDs: []uint64{}}
+func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source string) (memory.ContextResult, error) {
+	res := memory.ContextResult{Project: project, ObservationIDs: []uint64{}}
 	budget := m.opts.ContextBytes
 	var (
 		head   strings.Builder
-		inj    = Injection{ContentSessionID: csid, Project: project, Source: source}
+		inj    = memory.Injection{ContentSessionID: csid, Project: project, Source: source}
 		recent = map[string]bool{}
 	)
-	fmt.Fprintf(&head, "<%s project=%q>\n# Memory of %s\n", ContextTag, project, project)
+	fmt.Fprintf(&head, "<%s project=%q>\n# Memory of %s\n", memory.ContextTag, project, project)
 	err := m.store.view(func(txn *badger.Txn) error {
 		sum, err := m.lastSummary(txn, project)
 		if err != nil || sum == nil {
@@ -141,9 +119,9 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	if err != nil {
 		return res, fmt.Errorf("build context: %w", err)
 	}
-	var pool []Observation
+	var pool []memory.Observation
 	seen := map[string]bool{}
-	err = m.eachObservation(ctx, project, func(o *Observation) error {
+	err = m.eachObservation(ctx, project, func(o *memory.Observation) error {
 		title := strings.TrimSpace(o.Title)
 		if title == "" || seen[title] {
 			return nil // the newest of the same title stands for all
@@ -160,7 +138,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	}
 	const listHead = "\n## Recent observations (id · time · type · title)\n"
 	const footer = "\nFetch details with the mnemo search, timeline and get tools (or `mnemo get <id>`).\n"
-	closing := "</" + ContextTag + ">\n"
+	closing := "</" + memory.ContextTag + ">\n"
 	used := head.Len() + len(listHead) + len(footer) + len(closing)
 	var picked []candidate
 	for _, c := range scoreContext(pool, recent, subdirOf(cwd)) {
@@ -181,7 +159,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		for _, c := range picked {
 			b.WriteString(contextRow(&c.o))
 			res.ObservationIDs = append(res.ObservationIDs, c.o.ID)
-			inj.Items = append(inj.Items, InjectionItem{ID: c.o.ID, Reason: strings.Join(c.reasons, "; ")})
+			inj.Items = append(inj.Items, memory.InjectionItem{ID: c.o.ID, Reason: strings.Join(c.reasons, "; ")})
 		}
 	} else if len(recent) == 0 && !strings.Contains(head.String(), "## Last session") {
 		b.WriteString("\nNo memories for this project yet.\n")
@@ -200,7 +178,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 }
 
 // contextRow is one observation's line in the context.
-func contextRow(o *Observation) string {
+func contextRow(o *memory.Observation) string {
 	title := strings.TrimSpace(o.Title)
 	row := fmt.Sprintf("- #%d · %s · %s · %s", o.ID, fmtTime(o.Time), o.Type, clip(title, 140))
 	if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
@@ -215,7 +193,7 @@ func subdirOf(cwd string) string {
 	if cwd == "" {
 		return ""
 	}
-	root := RootOf(cwd)
+	root := memory.RootOf(cwd)
 	rel, err := filepath.Rel(root, cwd)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return ""
@@ -223,7 +201,7 @@ func subdirOf(cwd string) string {
 	return filepath.ToSlash(rel)
 }
 
-func (m *Memory) recordInjection(ctx context.Context, inj *Injection) error {
+func (m *Memory) recordInjection(ctx context.Context, inj *memory.Injection) error {
 	id, err := m.store.next("audit")
 	if err != nil {
 		return err
@@ -233,11 +211,11 @@ func (m *Memory) recordInjection(ctx context.Context, inj *Injection) error {
 }
 
 // Injections returns the newest n context injections, newest first.
-func (m *Memory) Injections(ctx context.Context, n int) ([]Injection, error) {
-	var out []Injection
+func (m *Memory) Injections(ctx context.Context, n int) ([]memory.Injection, error) {
+	var out []memory.Injection
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, pAudit, true, func(item *badger.Item) error {
-			var inj Injection
+			var inj memory.Injection
 			if err := getJSON(txn, item.KeyCopy(nil), &inj); err != nil {
 				return err
 			}

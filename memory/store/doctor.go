@@ -1,4 +1,4 @@
-package memory
+package store
 
 import (
 	"context"
@@ -8,32 +8,27 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // StaleQueueAge is how long an event may wait in the queue before Doctor
 // calls it stale.
 const StaleQueueAge = 10 * time.Minute
 
-// A Problem is one broken invariant that Doctor found.
-type Problem struct {
-	Check  string `json:"check"`
-	Detail string `json:"detail"`
-}
-
 // Doctor checks the invariants of DESIGN §5: every observation's memory
 // session is registered to its own session, no memory session is shared by
 // two sessions, every index entry points at a record, and no queue entry is
 // older than StaleQueueAge.
-func (m *Memory) Doctor(ctx context.Context) ([]Problem, error) {
-	var problems []Problem
+func (m *Memory) Doctor(ctx context.Context) ([]memory.Problem, error) {
+	var problems []memory.Problem
 	add := func(check, format string, args ...any) {
-		problems = append(problems, Problem{check, fmt.Sprintf(format, args...)})
+		problems = append(problems, memory.Problem{Check: check, Detail: fmt.Sprintf(format, args...)})
 	}
 	now := m.now()
 	err := m.store.view(func(txn *badger.Txn) error {
 		owner := map[string]uint64{} // memorySessionId -> session id
 		err := scan(txn, pSession, false, func(item *badger.Item) error {
-			var s Session
+			var s memory.Session
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
 				return err
 			}
@@ -52,11 +47,11 @@ func (m *Memory) Doctor(ctx context.Context) ([]Problem, error) {
 			return err
 		}
 		err = scan(txn, pObs, false, func(item *badger.Item) error {
-			var o Observation
+			var o memory.Observation
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
 				return err
 			}
-			if o.Source == SourceSaved {
+			if o.Source == memory.SourceSaved {
 				return nil
 			}
 			if o.MemorySessionID == "" {
@@ -83,7 +78,7 @@ func (m *Memory) Doctor(ctx context.Context) ([]Problem, error) {
 			return err
 		}
 		return scan(txn, pQueue, false, func(item *badger.Item) error {
-			var e Event
+			var e memory.Event
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &e) }); err != nil {
 				add("queue", "queue entry %x does not decode: %v", item.Key(), err)
 				return nil

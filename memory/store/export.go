@@ -1,4 +1,4 @@
-package memory
+package store
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -24,17 +25,6 @@ import (
 // Sessions come before what refers to them. The vector is included when
 // asked for, with the id of the embedder that made it.
 
-// Record is one line of an export.
-type Record struct {
-	Kind        string       `json:"kind"`
-	Session     *Session     `json:"session,omitempty"`
-	Prompt      *Prompt      `json:"prompt,omitempty"`
-	Observation *Observation `json:"observation,omitempty"`
-	Summary     *Summary     `json:"summary,omitempty"`
-	Embedder    string       `json:"embedder,omitempty"`
-	Vector      []float32    `json:"vector,omitempty"`
-}
-
 // Export writes every session, prompt, observation and summary to w.
 func (m *Memory) Export(ctx context.Context, w io.Writer, vectors bool) (int, error) {
 	bw := bufio.NewWriter(w)
@@ -42,7 +32,7 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, vectors bool) (int, er
 	n := 0
 	embedder := m.index.EmbedderID()
 	err := m.store.view(func(txn *badger.Txn) error {
-		each := func(prefix []byte, fn func(raw []byte, key []byte) (Record, error)) error {
+		each := func(prefix []byte, fn func(raw []byte, key []byte) (memory.Record, error)) error {
 			return scan(txn, prefix, false, func(item *badger.Item) error {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -57,24 +47,24 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, vectors bool) (int, er
 				})
 			})
 		}
-		if err := each(pSession, func(b, _ []byte) (Record, error) {
-			var s Session
-			return Record{Kind: "session", Session: &s}, json.Unmarshal(b, &s)
+		if err := each(pSession, func(b, _ []byte) (memory.Record, error) {
+			var s memory.Session
+			return memory.Record{Kind: "session", Session: &s}, json.Unmarshal(b, &s)
 		}); err != nil {
 			return err
 		}
-		if err := each(pPrompt, func(b, _ []byte) (Record, error) {
-			var p Prompt
-			return Record{Kind: "prompt", Prompt: &p}, json.Unmarshal(b, &p)
+		if err := each(pPrompt, func(b, _ []byte) (memory.Record, error) {
+			var p memory.Prompt
+			return memory.Record{Kind: "prompt", Prompt: &p}, json.Unmarshal(b, &p)
 		}); err != nil {
 			return err
 		}
-		if err := each(pObs, func(b, _ []byte) (Record, error) {
-			var o Observation
+		if err := each(pObs, func(b, _ []byte) (memory.Record, error) {
+			var o memory.Observation
 			if err := json.Unmarshal(b, &o); err != nil {
-				return Record{}, err
+				return memory.Record{}, err
 			}
-			rec := Record{Kind: "observation", Observation: &o}
+			rec := memory.Record{Kind: "observation", Observation: &o}
 			if vectors {
 				if item, err := txn.Get(idKey(pVector, o.ID)); err == nil {
 					v, _ := item.ValueCopy(nil)
@@ -85,9 +75,9 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, vectors bool) (int, er
 		}); err != nil {
 			return err
 		}
-		return each(pSummary, func(b, _ []byte) (Record, error) {
-			var s Summary
-			return Record{Kind: "summary", Summary: &s}, json.Unmarshal(b, &s)
+		return each(pSummary, func(b, _ []byte) (memory.Record, error) {
+			var s memory.Summary
+			return memory.Record{Kind: "summary", Summary: &s}, json.Unmarshal(b, &s)
 		})
 	})
 	if err != nil {
@@ -96,29 +86,20 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, vectors bool) (int, er
 	return n, bw.Flush()
 }
 
-// ImportResult counts what an import stored and what it already had.
-type ImportResult struct {
-	Sessions     int `json:"sessions"`
-	Prompts      int `json:"prompts"`
-	Observations int `json:"observations"`
-	Summaries    int `json:"summaries"`
-	Duplicates   int `json:"duplicates"`
-}
-
 // Import reads an export. Sessions are matched by contentSessionId (an
 // existing one is kept), records get new ids, and an observation whose
 // content is already stored for its session is skipped, so importing the
 // same file twice changes nothing. Bad lines stop the import with an error
 // naming the line; what was stored before it stays.
-func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int)) (ImportResult, error) {
-	var res ImportResult
+func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int)) (memory.ImportResult, error) {
+	var res memory.ImportResult
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	sessions := map[uint64]*Session{} // old id → session in this store
+	sessions := map[uint64]*memory.Session{} // old id → session in this store
 	// A transaction may hold 15% of a memtable: batches stay well below.
 	const batchRecords, batchBytes = 512, 256 << 10
 	var (
-		pending []Record
+		pending []memory.Record
 		size    int
 		line    int
 	)
@@ -150,11 +131,11 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int
 	}
 	for sc.Scan() {
 		line++
-		var rec Record
+		var rec memory.Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			return res, fmt.Errorf("import line %d: %w", line, err)
 		}
-		if err := rec.validate(); err != nil {
+		if err := rec.Validate(); err != nil {
 			return res, fmt.Errorf("import line %d: %w", line, err)
 		}
 		pending = append(pending, rec)
@@ -174,20 +155,8 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int
 	return res, nil
 }
 
-func (r *Record) validate() error {
-	switch {
-	case r.Kind == "session" && r.Session != nil && r.Session.ContentSessionID != "":
-	case r.Kind == "prompt" && r.Prompt != nil:
-	case r.Kind == "observation" && r.Observation != nil && r.Observation.Title != "":
-	case r.Kind == "summary" && r.Summary != nil:
-	default:
-		return &FieldError{"kind", fmt.Sprintf("%q does not match its record (a session needs a contentSessionId, an observation a title)", r.Kind)}
-	}
-	return nil
-}
-
-func (m *Memory) importRecord(txn *badger.Txn, rec Record, sessions map[uint64]*Session, res *ImportResult, docs *[]vector.Doc) error {
-	session := func(old uint64) (*Session, error) {
+func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[uint64]*memory.Session, res *memory.ImportResult, docs *[]vector.Doc) error {
+	session := func(old uint64) (*memory.Session, error) {
 		s, ok := sessions[old]
 		if !ok && old != 0 {
 			return nil, fmt.Errorf("a %s refers to session %d, which comes later or not at all", rec.Kind, old)
@@ -202,7 +171,7 @@ func (m *Memory) importRecord(txn *badger.Txn, rec Record, sessions map[uint64]*
 		case err == nil:
 			sessions[in.ID] = existing
 			return nil
-		case !errors.Is(err, ErrNotFound):
+		case !errors.Is(err, memory.ErrNotFound):
 			return err
 		}
 		id, err := m.store.next("session")
@@ -233,7 +202,7 @@ func (m *Memory) importRecord(txn *badger.Txn, rec Record, sessions map[uint64]*
 		}
 		p := *rec.Prompt
 		p.SessionID = s.ID
-		p.Text = m.clean(p.Text, MaxPromptBytes)
+		p.Text = m.clean(p.Text, memory.MaxPromptBytes)
 		res.Prompts++
 		return m.store.putPrompt(txn, &p)
 	case "observation":
@@ -259,7 +228,7 @@ func (m *Memory) importRecord(txn *badger.Txn, rec Record, sessions map[uint64]*
 			return nil
 		}
 		res.Observations++
-		d := o.Doc()
+		d := DocOf(&o)
 		if rec.Embedder == m.index.EmbedderID() && len(rec.Vector) == m.index.Embedder().Dim() {
 			d.Vector = rec.Vector
 		}

@@ -1,4 +1,4 @@
-package memory_test
+package store_test
 
 import (
 	"context"
@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
 // A prompt that is entirely private stores nothing for its turn: not the
 // prompt, not its tool observations, not its summary.
 func TestFullyPrivatePromptStoresNothingForItsTurn(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
-	m := MustOpen(t, memory.Options{Dir: dir})
+	m := MustOpen(t, store.Options{Dir: dir})
 	ctx := context.Background()
 	r := mustPrompt(t, m, "cc-priv", "<private>the launch code is PRIVMARK-1234</private>")
 	if !r.Private || r.PromptNumber != 1 {
@@ -53,7 +54,7 @@ func TestFullyPrivatePromptStoresNothingForItsTurn(t *testing.T) {
 // Tags are stripped and secrets redacted before anything is stored.
 func TestPrivacyAtEntryAndBeforeStorage(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
-	m := MustOpen(t, memory.Options{Dir: dir})
+	m := MustOpen(t, store.Options{Dir: dir})
 	ctx := context.Background()
 	mustPrompt(t, m, "cc-p2", "deploy it <private>password hunter2-PRIVMARK</private> please")
 	mustTool(t, m, "cc-p2", "Bash",
@@ -109,7 +110,7 @@ func filesWith(t *testing.T, dir, marker string) []string {
 }
 
 func TestSkipListedToolsAreNotStored(t *testing.T) {
-	m := MustOpen(t, memory.Options{InMemory: true})
+	m := MustOpen(t, store.Options{InMemory: true})
 	mustPrompt(t, m, "cc-skip", "plan")
 	for _, tool := range []string{"TodoWrite", "AskUserQuestion", "ListMcpResourcesTool", "SlashCommand", "Skill"} {
 		if r := mustTool(t, m, "cc-skip", tool, `{}`, `{}`); r.Queued || !strings.Contains(r.Skipped, tool) {
@@ -121,7 +122,7 @@ func TestSkipListedToolsAreNotStored(t *testing.T) {
 // An event key makes a call idempotent: a replay (the hook's spool) stores
 // nothing twice.
 func TestEventKeyMakesCallsIdempotent(t *testing.T) {
-	m := MustOpen(t, memory.Options{InMemory: true})
+	m := MustOpen(t, store.Options{InMemory: true})
 	ctx := context.Background()
 	p := memory.UserPromptParams{ContentSessionID: "cc-key", Cwd: "/src/shop", Prompt: "hello", EventKey: "k1"}
 	a, _ := m.UserPromptSubmit(ctx, p)
@@ -142,7 +143,7 @@ func TestEventKeyMakesCallsIdempotent(t *testing.T) {
 }
 
 func TestBadInputNamesTheField(t *testing.T) {
-	m := MustOpen(t, memory.Options{InMemory: true})
+	m := MustOpen(t, store.Options{InMemory: true})
 	ctx := context.Background()
 	cases := []struct {
 		name  string
@@ -175,7 +176,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 // A session's turn goes from events to observations and a summary that a
 // later session's context shows.
 func TestTurnBecomesObservationsSummaryAndContext(t *testing.T) {
-	m := MustOpen(t, memory.Options{InMemory: true})
+	m := MustOpen(t, store.Options{InMemory: true})
 	ctx := context.Background()
 	mustPrompt(t, m, "cc-turn", "the cart total is wrong for discounts, fix it")
 	mustTool(t, m, "cc-turn", "Read", readInput, readResponse)
@@ -222,7 +223,7 @@ func TestTurnBecomesObservationsSummaryAndContext(t *testing.T) {
 }
 
 func TestContextStaysWithinBudget(t *testing.T) {
-	m := MustOpen(t, memory.Options{InMemory: true, ContextBytes: 2048})
+	m := MustOpen(t, store.Options{InMemory: true, ContextBytes: 2048})
 	ctx := context.Background()
 	for i := range 200 {
 		if _, err := m.Save(ctx, memory.SaveParams{Project: "big", Text: strings.Repeat("a long note about billing ", 4) + string(rune('A'+i%26)) + time.Duration(i).String()}); err != nil {
@@ -241,7 +242,7 @@ func TestContextStaysWithinBudget(t *testing.T) {
 func TestSearchTimelineGetForget(t *testing.T) {
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { now = now.Add(time.Minute); return now }
-	m := MustOpen(t, memory.Options{InMemory: true, Now: clock})
+	m := MustOpen(t, store.Options{InMemory: true, Now: clock})
 	ctx := context.Background()
 	var ids []uint64
 	notes := []struct{ project, text, typ, file string }{
@@ -357,23 +358,23 @@ func TestProjectOf(t *testing.T) {
 
 func TestSchemaFromTheFutureIsRefused(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
-	st, err := memory.OpenStore(dir, memory.StoreOptions{})
+	st, err := store.OpenDatabase(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.SetSchemaVersion(memory.SchemaVersion + 1); err != nil {
+	if err := st.SetSchemaVersion(store.SchemaVersion + 1); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
-	if _, err := memory.OpenStore(dir, memory.StoreOptions{}); err == nil || !strings.Contains(err.Error(), "upgrade Mnemo") {
+	if _, err := store.OpenDatabase(dir); err == nil || !strings.Contains(err.Error(), "upgrade Mnemo") {
 		t.Fatalf("open = %v, want a refusal that says to upgrade", err)
 	}
 }
 
 func TestSecondOpenOfADirectoryIsLocked(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
-	MustOpen(t, memory.Options{Dir: dir})
-	_, err := memory.Open(context.Background(), memory.Options{Dir: dir})
+	MustOpen(t, store.Options{Dir: dir})
+	_, err := store.Open(context.Background(), store.Options{Dir: dir})
 	if err == nil || !strings.Contains(err.Error(), "in use by another process") {
 		t.Fatalf("second open = %v, want ErrLocked", err)
 	}
@@ -382,7 +383,7 @@ func TestSecondOpenOfADirectoryIsLocked(t *testing.T) {
 // Forgotten text leaves no trace in any file of the data directory.
 func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "db")
-	m := MustOpen(t, memory.Options{Dir: dir})
+	m := MustOpen(t, store.Options{Dir: dir})
 	ctx := context.Background()
 	keep, _ := m.Save(ctx, memory.SaveParams{Project: "shop", Text: "keep this KEEPMARK-77"})
 	gone, _ := m.Save(ctx, memory.SaveParams{Project: "shop", Text: "forget this FORGETMARK-91", Files: []string{"cart/secret.go"}})
@@ -391,7 +392,7 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 	for i := range 50 {
 		m.Save(ctx, memory.SaveParams{Project: "shop", Text: fmt.Sprintf("filler note %d", i)})
 	}
-	m.Store().Sync()
+	store.Sync(m)
 	if !onDisk(t, filepath.Dir(dir), "FORGETMARK-91") {
 		t.Fatal("the marker is not on disk before forget: this test would prove nothing")
 	}
@@ -408,7 +409,7 @@ func TestForgetLeavesNoTraceOnDisk(t *testing.T) {
 // An export imported into another memory gives the same memories; a second
 // import of the same file changes nothing.
 func TestExportImportRoundTrip(t *testing.T) {
-	src := MustOpen(t, memory.Options{InMemory: true})
+	src := MustOpen(t, store.Options{InMemory: true})
 	ctx := context.Background()
 	mustPrompt(t, src, "cc-exp", "tidy the cart")
 	mustTool(t, src, "cc-exp", "Read", readInput, readResponse)
@@ -420,7 +421,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if err != nil || n == 0 {
 		t.Fatalf("export = %d, %v", n, err)
 	}
-	dst := MustOpen(t, memory.Options{InMemory: true})
+	dst := MustOpen(t, store.Options{InMemory: true})
 	res, err := dst.Import(ctx, strings.NewReader(buf.String()), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -454,7 +455,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 func TestContextPrefersUsefulObservations(t *testing.T) {
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	clock := func() time.Time { now = now.Add(time.Minute); return now }
-	m := MustOpen(t, memory.Options{InMemory: true, Now: clock, ContextBytes: 900})
+	m := MustOpen(t, store.Options{InMemory: true, Now: clock, ContextBytes: 900})
 	ctx := context.Background()
 	fix, _ := m.Save(ctx, memory.SaveParams{Project: "shop", Type: "bugfix", Title: "Fixed the tax rounding in cart/tax.go", Text: "tax rounding fix", Files: []string{"cart/tax.go"}})
 	var reads []uint64

@@ -1,4 +1,4 @@
-package memory
+package store
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // SchemaVersion is the layout of keys and values this Mnemo writes. Open
@@ -70,7 +71,7 @@ func seenEvent(txn *badger.Txn, k string, result any) (bool, error) {
 		return false, nil
 	}
 	err := getJSON(txn, key(pEventKey, []byte(k)), result)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		return false, nil
 	}
 	return err == nil, err
@@ -119,8 +120,8 @@ func fileKey(path string, id uint64) []byte {
 	return key(pObsFile, []byte(path), []byte{0}, be64(id))
 }
 
-// StoreOptions tune the Badger store.
-type StoreOptions struct {
+// databaseOptions tune the Badger store.
+type databaseOptions struct {
 	// InMemory keeps everything in memory (tests).
 	InMemory bool
 	// Durable makes every acknowledged write survive power loss: writes
@@ -132,21 +133,21 @@ type StoreOptions struct {
 	Logger  *slog.Logger
 }
 
-// Store is the Badger database that holds the truth. Exactly one process
+// database is the Badger database that holds the truth. Exactly one process
 // may open a directory.
-type Store struct {
+type database struct {
 	db      *badger.DB
 	seqs    map[string]*badger.Sequence
 	log     *slog.Logger
 	durable *groupSync // nil: no fsync before acknowledging
 }
 
-// ErrLocked is returned by OpenStore when another process owns the data
+// ErrLocked is returned by Open when another process owns the data
 // directory.
 var ErrLocked = errors.New("data directory is in use by another process")
 
-// OpenStore opens (creating if needed) the store in dir.
-func OpenStore(dir string, o StoreOptions) (*Store, error) {
+// openDatabase opens (creating if needed) the store in dir.
+func openDatabase(dir string, o databaseOptions) (*database, error) {
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -184,7 +185,7 @@ func OpenStore(dir string, o StoreOptions) (*Store, error) {
 		}
 		return nil, fmt.Errorf("open store: %w", err)
 	}
-	s := &Store{db: db, seqs: map[string]*badger.Sequence{}, log: log}
+	s := &database{db: db, seqs: map[string]*badger.Sequence{}, log: log}
 	if o.Durable && !o.InMemory {
 		s.durable = newGroupSync(db.Sync)
 	}
@@ -203,7 +204,7 @@ func OpenStore(dir string, o StoreOptions) (*Store, error) {
 	return s, nil
 }
 
-func (s *Store) checkSchema() error {
+func (s *database) checkSchema() error {
 	return s.db.Update(func(txn *badger.Txn) error {
 		item, err := txn.Get(keySchema)
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -218,10 +219,10 @@ func (s *Store) checkSchema() error {
 		}
 		n, err := strconv.Atoi(string(v))
 		if err != nil {
-			return fmt.Errorf("%w: %q", ErrSchema, v)
+			return fmt.Errorf("%w: %q", memory.ErrSchema, v)
 		}
 		if n > SchemaVersion {
-			return fmt.Errorf("%w: the data directory has schema %d, this Mnemo knows up to %d; upgrade Mnemo", ErrSchema, n, SchemaVersion)
+			return fmt.Errorf("%w: the data directory has schema %d, this Mnemo knows up to %d; upgrade Mnemo", memory.ErrSchema, n, SchemaVersion)
 		}
 		// Migrations from older versions go here, one step at a time.
 		return nil
@@ -229,7 +230,7 @@ func (s *Store) checkSchema() error {
 }
 
 // Close releases the sequences and closes Badger.
-func (s *Store) Close() error {
+func (s *database) Close() error {
 	for _, seq := range s.seqs {
 		_ = seq.Release()
 	}
@@ -237,7 +238,7 @@ func (s *Store) Close() error {
 }
 
 // Sync flushes everything written so far to disk.
-func (s *Store) Sync() error { return s.db.Sync() }
+func (s *database) Sync() error { return s.db.Sync() }
 
 // keyCompact is written and dropped by Compact: dropping a prefix that
 // exists is Badger's one way to flush every memtable.
@@ -247,7 +248,7 @@ var keyCompact = []byte("meta/compact")
 // disk: it flushes the memtables (their write-ahead logs are deleted), merges
 // every level into one (dropping deleted and overwritten values), and
 // garbage-collects the value log. Writes wait while it flushes.
-func (s *Store) Compact() error {
+func (s *database) Compact() error {
 	if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(keyCompact, nil) }); err != nil {
 		return fmt.Errorf("compact: %w", err)
 	}
@@ -267,7 +268,7 @@ func (s *Store) Compact() error {
 	}
 }
 
-func (s *Store) next(name string) (uint64, error) {
+func (s *database) next(name string) (uint64, error) {
 	// Sequences start at 0; ids start at 1 so that 0 means "none".
 	n, err := s.seqs[name].Next()
 	if err != nil {
@@ -278,7 +279,7 @@ func (s *Store) next(name string) (uint64, error) {
 
 // update runs fn in a read-write transaction, retrying on conflicts with
 // concurrent transactions.
-func (s *Store) update(ctx context.Context, fn func(txn *badger.Txn) error) error {
+func (s *database) update(ctx context.Context, fn func(txn *badger.Txn) error) error {
 	for attempt := 0; ; attempt++ {
 		err := s.db.Update(fn)
 		if !errors.Is(err, badger.ErrConflict) || attempt >= 100 {
@@ -292,7 +293,7 @@ func (s *Store) update(ctx context.Context, fn func(txn *badger.Txn) error) erro
 
 // updateDurable is update for writes a client is answered for: it returns
 // once the write is on disk.
-func (s *Store) updateDurable(ctx context.Context, fn func(txn *badger.Txn) error) error {
+func (s *database) updateDurable(ctx context.Context, fn func(txn *badger.Txn) error) error {
 	if err := s.update(ctx, fn); err != nil {
 		return err
 	}
@@ -305,12 +306,12 @@ func (s *Store) updateDurable(ctx context.Context, fn func(txn *badger.Txn) erro
 	return nil
 }
 
-func (s *Store) view(fn func(txn *badger.Txn) error) error { return s.db.View(fn) }
+func (s *database) view(fn func(txn *badger.Txn) error) error { return s.db.View(fn) }
 
 func getJSON(txn *badger.Txn, k []byte, v any) error {
 	item, err := txn.Get(k)
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return ErrNotFound
+		return memory.ErrNotFound
 	}
 	if err != nil {
 		return err
@@ -329,7 +330,7 @@ func setJSON(txn *badger.Txn, k []byte, v any) error {
 func getID(txn *badger.Txn, k []byte) (uint64, error) {
 	item, err := txn.Get(k)
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return 0, ErrNotFound
+		return 0, memory.ErrNotFound
 	}
 	if err != nil {
 		return 0, err
@@ -395,9 +396,9 @@ func (l badgerLogger) Infof(f string, a ...any) {
 }
 func (l badgerLogger) Debugf(f string, a ...any) {}
 
-// SetSchemaVersion overwrites the stored schema version (migrations and
+// setSchemaVersion overwrites the stored schema version (migrations and
 // their tests).
-func (s *Store) SetSchemaVersion(v int) error {
+func (s *database) setSchemaVersion(v int) error {
 	return s.db.Update(func(txn *badger.Txn) error {
 		return txn.Set(keySchema, []byte(strconv.Itoa(v)))
 	})

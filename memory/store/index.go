@@ -1,4 +1,4 @@
-package memory
+package store
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -22,8 +23,8 @@ import (
 // restart reuses them and a change of embedder re-embeds everything, in
 // the background, with progress in the log and in Status.
 
-// Doc is what the search index knows of an observation.
-func (o *Observation) Doc() vector.Doc {
+// DocOf is what the search index knows of an observation.
+func DocOf(o *memory.Observation) vector.Doc {
 	var b strings.Builder
 	for _, s := range []string{o.Subtitle, o.Narrative} {
 		if s != "" {
@@ -80,11 +81,11 @@ func (m *Memory) loadIndex(ctx context.Context) error {
 			}
 		}
 		return scan(txn, pObs, false, func(item *badger.Item) error {
-			var o Observation
+			var o memory.Observation
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
 				return err
 			}
-			d := o.Doc()
+			d := DocOf(&o)
 			if v, ok := vectors[o.ID]; ok {
 				d.Vector = v
 				ready = append(ready, d)
@@ -152,13 +153,13 @@ func (m *Memory) indexDocs(ctx context.Context, docs []vector.Doc) error {
 // indexObservations adds freshly stored observations to the index. A
 // failure is logged: the observation is stored, and the next start indexes
 // it.
-func (m *Memory) indexObservations(ctx context.Context, obs []Observation) {
+func (m *Memory) indexObservations(ctx context.Context, obs []memory.Observation) {
 	if len(obs) == 0 {
 		return
 	}
 	docs := make([]vector.Doc, len(obs))
 	for i := range obs {
-		docs[i] = obs[i].Doc()
+		docs[i] = DocOf(&obs[i])
 	}
 	if err := m.indexDocs(ctx, docs); err != nil {
 		m.log.Error("index observations", "err", err)
@@ -183,18 +184,18 @@ func decodeVector(b []byte) []float32 {
 
 // Search ranks observations by keywords and meaning together (or lists
 // them newest first when there is no query), after the filters.
-func (m *Memory) Search(ctx context.Context, p SearchParams) (SearchResult, error) {
+func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.SearchResult, error) {
 	if err := p.Validate(); err != nil {
-		return SearchResult{}, err
+		return memory.SearchResult{}, err
 	}
 	select {
 	case <-m.loaded:
 	case <-ctx.Done():
-		return SearchResult{}, fmt.Errorf("search: the index is still loading: %w", ctx.Err())
+		return memory.SearchResult{}, fmt.Errorf("search: the index is still loading: %w", ctx.Err())
 	}
 	limit := p.Limit
 	if limit == 0 {
-		limit = DefaultLimit
+		limit = memory.DefaultLimit
 	}
 	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Files: p.Files, Since: p.Since, Limit: limit}
 	if !p.Until.IsZero() {
@@ -202,13 +203,13 @@ func (m *Memory) Search(ctx context.Context, p SearchParams) (SearchResult, erro
 	}
 	hits, err := m.index.Search(ctx, q)
 	if err != nil {
-		return SearchResult{}, fmt.Errorf("search: %w", err)
+		return memory.SearchResult{}, fmt.Errorf("search: %w", err)
 	}
-	res := SearchResult{Hits: make([]Hit, 0, len(hits))}
+	res := memory.SearchResult{Hits: make([]memory.Hit, 0, len(hits))}
 	err = m.store.view(func(txn *badger.Txn) error {
 		for _, h := range hits {
 			o, err := m.store.observation(txn, h.ID)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, memory.ErrNotFound) {
 				continue // forgotten since the search
 			}
 			if err != nil {
@@ -237,11 +238,11 @@ func (m *Memory) Reindex(ctx context.Context) (int, error) {
 	var docs []vector.Doc
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, pObs, false, func(item *badger.Item) error {
-			var o Observation
+			var o memory.Observation
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
 				return err
 			}
-			docs = append(docs, o.Doc())
+			docs = append(docs, DocOf(&o))
 			return nil
 		})
 	})

@@ -1,8 +1,9 @@
-package memory
+package store
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mnemo-dev/mnemo/memory"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,19 +14,7 @@ import (
 // runs with the session metadata, and stream.log gets one timestamped line
 // per message, appended and never replaced, also across resumes.
 
-// AuditMessage is one message of an agent conversation.
-type AuditMessage struct {
-	Time             time.Time `json:"time"`
-	Role             string    `json:"role"` // "input" or "output"
-	ContentSessionID string    `json:"contentSessionId"`
-	MemorySessionID  string    `json:"memorySessionId"`
-	Resumed          bool      `json:"resumed"`
-	PromptNumber     int       `json:"promptNumber"`
-	Agent            string    `json:"agent"`
-	Content          any       `json:"content"`
-}
-
-func (m *Memory) audit(in AgentInput, out AgentOutput) error {
+func (m *Memory) audit(in memory.AgentInput, out memory.AgentOutput) error {
 	if m.opts.AgentsDir == "" {
 		return nil
 	}
@@ -34,7 +23,7 @@ func (m *Memory) audit(in AgentInput, out AgentOutput) error {
 		return err
 	}
 	now := m.now()
-	base := AuditMessage{
+	base := memory.AuditMessage{
 		Time: now, ContentSessionID: in.Session.ContentSessionID, MemorySessionID: out.MemorySessionID,
 		Resumed: in.ResumeID != "" && in.ResumeID == out.MemorySessionID, Agent: m.agent.Name(),
 	}
@@ -44,11 +33,11 @@ func (m *Memory) audit(in AgentInput, out AgentOutput) error {
 	input, output := base, base
 	input.Role, input.Content = "input", in.Events
 	output.Role, output.Content = "output", struct {
-		Observations []Observation `json:"observations"`
-		Summary      *Summary      `json:"summary,omitempty"`
+		Observations []memory.Observation `json:"observations"`
+		Summary      *memory.Summary      `json:"summary,omitempty"`
 	}{out.Observations, out.Summary}
 
-	for _, msg := range []AuditMessage{input, output} {
+	for _, msg := range []memory.AuditMessage{input, output} {
 		if err := appendJSONArray(filepath.Join(dir, "conversation.json"), msg); err != nil {
 			return err
 		}

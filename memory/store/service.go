@@ -1,4 +1,4 @@
-package memory
+package store
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"github.com/dgraph-io/badger/v4"
 	"github.com/google/uuid"
 
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/local"
 	"github.com/mnemo-dev/mnemo/memory/privacy"
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -25,8 +27,8 @@ type Options struct {
 	InMemory bool
 	// NoSync turns off the fsync of every acknowledged write (benchmarks).
 	NoSync bool
-	// Agent makes observations; LocalAgent{} when nil.
-	Agent Agent
+	// Agent makes observations; local.Agent{} when nil.
+	Agent memory.Agent
 	// AgentsDir receives each memory session's audit trail
 	// (<id>/conversation.json and <id>/stream.log); none when empty.
 	AgentsDir string
@@ -50,8 +52,8 @@ type Options struct {
 // Memory is the running domain: the store, the stages, the worker that
 // feeds the agent from the durable queue, and recall.
 type Memory struct {
-	store *Store
-	agent Agent
+	store *database
+	agent memory.Agent
 	opts  Options
 	log   *slog.Logger
 	now   func() time.Time
@@ -81,7 +83,7 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Agent == nil {
-		o.Agent = LocalAgent{}
+		o.Agent = local.Agent{}
 	}
 	if o.SkipTools == nil {
 		o.SkipTools = privacy.DefaultSkipTools
@@ -103,7 +105,7 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 			return nil, fmt.Errorf("open memory: %w", err)
 		}
 	}
-	st, err := OpenStore(o.Dir, StoreOptions{InMemory: o.InMemory, Durable: !o.NoSync, Logger: o.Logger})
+	st, err := openDatabase(o.Dir, databaseOptions{InMemory: o.InMemory, Durable: !o.NoSync, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -139,11 +141,11 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 func (m *Memory) recover(ctx context.Context) error {
 	return m.store.update(ctx, func(txn *badger.Txn) error {
 		return scan(txn, pSession, false, func(item *badger.Item) error {
-			var s Session
+			var s memory.Session
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
 				return err
 			}
-			if s.Status == StatusCompleted || !s.HasMemorySession() || s.ForceInit {
+			if s.Status == memory.StatusCompleted || !s.HasMemorySession() || s.ForceInit {
 				return nil
 			}
 			s.ForceInit = true
@@ -161,9 +163,6 @@ func (m *Memory) Close() error {
 	return m.store.Close()
 }
 
-// Store gives access to the underlying store (maintenance commands).
-func (m *Memory) Store() *Store { return m.store }
-
 // AgentName names the memory agent in use.
 func (m *Memory) AgentName() string { return m.agent.Name() }
 
@@ -171,7 +170,7 @@ func (m *Memory) project(explicit, cwd string) string {
 	if p := strings.TrimSpace(explicit); p != "" {
 		return p
 	}
-	if p := ProjectOf(cwd); p != "" {
+	if p := memory.ProjectOf(cwd); p != "" {
 		return p
 	}
 	return "default"
@@ -195,11 +194,11 @@ func (m *Memory) cleanJSON(raw json.RawMessage) json.RawMessage {
 	out, err := privacy.CleanJSON(raw)
 	if err != nil {
 		// Not JSON: keep it as a cleaned string.
-		out, _ = json.Marshal(m.clean(string(raw), MaxToolJSONBytes))
+		out, _ = json.Marshal(m.clean(string(raw), memory.MaxToolJSONBytes))
 		return out
 	}
-	if len(out) > MaxToolJSONBytes {
-		s := m.clean(string(out), MaxToolJSONBytes)
+	if len(out) > memory.MaxToolJSONBytes {
+		s := m.clean(string(out), memory.MaxToolJSONBytes)
 		out, _ = json.Marshal(s)
 	}
 	return out
@@ -207,14 +206,14 @@ func (m *Memory) cleanJSON(raw json.RawMessage) json.RawMessage {
 
 // SessionStart creates the session if needed (idempotent) and returns the
 // context to inject.
-func (m *Memory) SessionStart(ctx context.Context, p SessionStartParams) (ContextResult, error) {
+func (m *Memory) SessionStart(ctx context.Context, p memory.SessionStartParams) (memory.ContextResult, error) {
 	if err := p.Validate(); err != nil {
-		return ContextResult{}, err
+		return memory.ContextResult{}, err
 	}
 	project := m.project(p.Project, p.Cwd)
 	sess, err := m.store.ensureSession(ctx, p.ContentSessionID, project, p.Cwd, p.Platform, m.now(), nil)
 	if err != nil {
-		return ContextResult{}, fmt.Errorf("session start: %w", err)
+		return memory.ContextResult{}, fmt.Errorf("session start: %w", err)
 	}
 	res, err := m.buildContext(ctx, sess.Project, p.Cwd, sess.ContentSessionID, p.Source)
 	res.SessionID = sess.ID
@@ -225,36 +224,36 @@ func (m *Memory) SessionStart(ctx context.Context, p SessionStartParams) (Contex
 // racing callers: rule 1), numbers the prompt and stores it stripped. A
 // prompt that is entirely private stores nothing and marks its turn
 // private.
-func (m *Memory) UserPromptSubmit(ctx context.Context, p UserPromptParams) (UserPromptResult, error) {
+func (m *Memory) UserPromptSubmit(ctx context.Context, p memory.UserPromptParams) (memory.UserPromptResult, error) {
 	if err := p.Validate(); err != nil {
-		return UserPromptResult{}, err
+		return memory.UserPromptResult{}, err
 	}
 	now := m.now()
 	private := privacy.IsFullyPrivate(p.Prompt)
-	text := m.clean(p.Prompt, MaxPromptBytes)
+	text := m.clean(p.Prompt, memory.MaxPromptBytes)
 	var (
-		res    UserPromptResult
+		res    memory.UserPromptResult
 		replay bool
 	)
-	_, err := m.store.ensureSession(ctx, p.ContentSessionID, m.project("", p.Cwd), p.Cwd, p.Platform, now, func(txn *badger.Txn, s *Session) error {
+	_, err := m.store.ensureSession(ctx, p.ContentSessionID, m.project("", p.Cwd), p.Cwd, p.Platform, now, func(txn *badger.Txn, s *memory.Session) error {
 		var err error
 		if replay, err = seenEvent(txn, p.EventKey, &res); err != nil || replay {
 			return err
 		}
 		s.PromptCounter++
-		if s.Status != StatusCompleted {
-			s.Status = StatusActive
+		if s.Status != memory.StatusCompleted {
+			s.Status = memory.StatusActive
 		}
-		res = UserPromptResult{SessionID: s.ID, PromptNumber: s.PromptCounter, Private: private}
+		res = memory.UserPromptResult{SessionID: s.ID, PromptNumber: s.PromptCounter, Private: private}
 		if private {
 			s.PrivatePrompts = append(s.PrivatePrompts, s.PromptCounter)
-		} else if err := m.store.putPrompt(txn, &Prompt{SessionID: s.ID, Number: s.PromptCounter, Text: text, Time: now}); err != nil {
+		} else if err := m.store.putPrompt(txn, &memory.Prompt{SessionID: s.ID, Number: s.PromptCounter, Text: text, Time: now}); err != nil {
 			return err
 		}
 		return rememberEvent(txn, p.EventKey, res)
 	})
 	if err != nil {
-		return UserPromptResult{}, fmt.Errorf("user prompt: %w", err)
+		return memory.UserPromptResult{}, fmt.Errorf("user prompt: %w", err)
 	}
 	return res, nil
 }
@@ -262,15 +261,15 @@ func (m *Memory) UserPromptSubmit(ctx context.Context, p UserPromptParams) (User
 // PostToolUse queues a tool event durably: when it returns, the event
 // survives a crash. Skipped tools and events of a private turn are not
 // stored.
-func (m *Memory) PostToolUse(ctx context.Context, p ToolUseParams) (QueueResult, error) {
+func (m *Memory) PostToolUse(ctx context.Context, p memory.ToolUseParams) (memory.QueueResult, error) {
 	if err := p.Validate(); err != nil {
-		return QueueResult{}, err
+		return memory.QueueResult{}, err
 	}
 	if privacy.Skipped(p.ToolName, m.opts.SkipTools) {
-		return QueueResult{Skipped: "tool " + p.ToolName + " is on the skip list"}, nil
+		return memory.QueueResult{Skipped: "tool " + p.ToolName + " is on the skip list"}, nil
 	}
-	ev := Event{
-		Kind: EventTool, Cwd: p.Cwd, Platform: p.Platform,
+	ev := memory.Event{
+		Kind: memory.EventTool, Cwd: p.Cwd, Platform: p.Platform,
 		ToolName: p.ToolName, ToolUseID: p.ToolUseID,
 		ToolInput: m.cleanJSON(p.ToolInput), ToolResponse: m.cleanJSON(p.ToolResponse),
 	}
@@ -278,29 +277,29 @@ func (m *Memory) PostToolUse(ctx context.Context, p ToolUseParams) (QueueResult,
 }
 
 // Stop queues a summary of the turn that just ended.
-func (m *Memory) Stop(ctx context.Context, p StopParams) (QueueResult, error) {
+func (m *Memory) Stop(ctx context.Context, p memory.StopParams) (memory.QueueResult, error) {
 	if err := p.Validate(); err != nil {
-		return QueueResult{}, err
+		return memory.QueueResult{}, err
 	}
-	ev := Event{
-		Kind:                 EventStop,
-		LastUserMessage:      m.clean(p.LastUserMessage, MaxMessageBytes),
-		LastAssistantMessage: m.clean(p.LastAssistantMessage, MaxMessageBytes),
+	ev := memory.Event{
+		Kind:                 memory.EventStop,
+		LastUserMessage:      m.clean(p.LastUserMessage, memory.MaxMessageBytes),
+		LastAssistantMessage: m.clean(p.LastAssistantMessage, memory.MaxMessageBytes),
 	}
 	return m.enqueue(ctx, p.ContentSessionID, "", p.EventKey, ev)
 }
 
-func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev Event) (QueueResult, error) {
+func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev memory.Event) (memory.QueueResult, error) {
 	now := m.now()
-	var res QueueResult
+	var res memory.QueueResult
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
-		res = QueueResult{}
+		res = memory.QueueResult{}
 		if replay, err := seenEvent(txn, eventKey, &res); err != nil || replay {
-			res = QueueResult{Skipped: "duplicate: this event was already recorded", EventID: res.EventID}
+			res = memory.QueueResult{Skipped: "duplicate: this event was already recorded", EventID: res.EventID}
 			return err
 		}
 		sess, err := m.store.sessionByContentID(txn, csid)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			// Events may arrive before any prompt (editors, lost hooks):
 			// the session is created here, never invented from another id.
 			id, err := m.store.next("session")
@@ -310,7 +309,7 @@ func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev
 			if project == "" {
 				project = m.project("", ev.Cwd)
 			}
-			sess = &Session{ID: id, ContentSessionID: csid, Project: project, Cwd: ev.Cwd, Platform: ev.Platform, Status: StatusInitialized, CreatedAt: now, UpdatedAt: now}
+			sess = &memory.Session{ID: id, ContentSessionID: csid, Project: project, Cwd: ev.Cwd, Platform: ev.Platform, Status: memory.StatusInitialized, CreatedAt: now, UpdatedAt: now}
 			if err := txn.Set(key(pContentIdx, []byte(csid)), be64(id)); err != nil {
 				return err
 			}
@@ -320,7 +319,7 @@ func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev
 		} else if err != nil {
 			return err
 		}
-		if sess.promptPrivate(sess.PromptCounter) {
+		if sess.PromptPrivate(sess.PromptCounter) {
 			res.Skipped = "the prompt of this turn is private"
 			return rememberEvent(txn, eventKey, res)
 		}
@@ -334,7 +333,7 @@ func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev
 		return rememberEvent(txn, eventKey, res)
 	})
 	if err != nil {
-		return QueueResult{}, fmt.Errorf("queue event: %w", err)
+		return memory.QueueResult{}, fmt.Errorf("queue event: %w", err)
 	}
 	if res.Queued {
 		m.kick()
@@ -343,33 +342,33 @@ func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev
 }
 
 // SessionEnd marks the session completed and ends its live agent run.
-func (m *Memory) SessionEnd(ctx context.Context, p SessionEndParams) (SessionEndResult, error) {
+func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (memory.SessionEndResult, error) {
 	if err := p.Validate(); err != nil {
-		return SessionEndResult{}, err
+		return memory.SessionEndResult{}, err
 	}
 	now := m.now()
-	var status SessionStatus
+	var status memory.SessionStatus
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		sess, err := m.store.sessionByContentID(txn, p.ContentSessionID)
 		if err != nil {
 			return err
 		}
-		sess.Status, sess.CompletedAt, sess.UpdatedAt = StatusCompleted, now, now
+		sess.Status, sess.CompletedAt, sess.UpdatedAt = memory.StatusCompleted, now, now
 		status = sess.Status
 		return m.store.putSession(txn, sess)
 	})
-	if errors.Is(err, ErrNotFound) {
-		return SessionEndResult{}, fmt.Errorf("session end: no session %q: %w", p.ContentSessionID, ErrNotFound)
+	if errors.Is(err, memory.ErrNotFound) {
+		return memory.SessionEndResult{}, fmt.Errorf("session end: no session %q: %w", p.ContentSessionID, memory.ErrNotFound)
 	}
 	if err != nil {
-		return SessionEndResult{}, fmt.Errorf("session end: %w", err)
+		return memory.SessionEndResult{}, fmt.Errorf("session end: %w", err)
 	}
-	return SessionEndResult{Status: status}, nil
+	return memory.SessionEndResult{Status: status}, nil
 }
 
 // Session returns the session of a contentSessionId.
-func (m *Memory) Session(ctx context.Context, csid string) (*Session, error) {
-	var s *Session
+func (m *Memory) Session(ctx context.Context, csid string) (*memory.Session, error) {
+	var s *memory.Session
 	err := m.store.view(func(txn *badger.Txn) error {
 		var err error
 		s, err = m.store.sessionByContentID(txn, csid)
@@ -379,11 +378,11 @@ func (m *Memory) Session(ctx context.Context, csid string) (*Session, error) {
 }
 
 // Sessions lists every session, newest first.
-func (m *Memory) Sessions(ctx context.Context) ([]Session, error) {
-	var out []Session
+func (m *Memory) Sessions(ctx context.Context) ([]memory.Session, error) {
+	var out []memory.Session
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, pSession, true, func(item *badger.Item) error {
-			var s Session
+			var s memory.Session
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
 				return err
 			}
@@ -395,11 +394,11 @@ func (m *Memory) Sessions(ctx context.Context) ([]Session, error) {
 }
 
 // Prompts returns a session's stored prompts in order.
-func (m *Memory) Prompts(ctx context.Context, sessionID uint64) ([]Prompt, error) {
-	var out []Prompt
+func (m *Memory) Prompts(ctx context.Context, sessionID uint64) ([]memory.Prompt, error) {
+	var out []memory.Prompt
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, key(pPrompt, be64(sessionID)), false, func(item *badger.Item) error {
-			var p Prompt
+			var p memory.Prompt
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &p) }); err != nil {
 				return err
 			}
@@ -411,10 +410,10 @@ func (m *Memory) Prompts(ctx context.Context, sessionID uint64) ([]Prompt, error
 }
 
 // Counts sizes the store.
-func (m *Memory) Counts(ctx context.Context) (Counts, error) {
-	var c Counts
+func (m *Memory) Counts(ctx context.Context) (memory.Counts, error) {
+	var c memory.Counts
 	err := m.store.view(func(txn *badger.Txn) error {
-		c = Counts{
+		c = memory.Counts{
 			Sessions:     countPrefix(txn, pSession),
 			Prompts:      countPrefix(txn, pPrompt),
 			Observations: countPrefix(txn, pObs),
@@ -427,16 +426,16 @@ func (m *Memory) Counts(ctx context.Context) (Counts, error) {
 }
 
 // Status describes this memory.
-func (m *Memory) Status(ctx context.Context) (Status, error) {
+func (m *Memory) Status(ctx context.Context) (memory.Status, error) {
 	c, err := m.Counts(ctx)
 	if err != nil {
-		return Status{}, err
+		return memory.Status{}, err
 	}
 	dir := m.opts.Dir
 	if m.opts.InMemory {
 		dir = "(in memory)"
 	}
-	st := Status{Version: m.opts.Version, DataDir: dir, Counts: c, Agent: m.agent.Name(), PID: os.Getpid(), Embedder: m.index.EmbedderID(), Notice: m.opts.EmbedderNotice}
+	st := memory.Status{Version: m.opts.Version, DataDir: dir, Counts: c, Agent: m.agent.Name(), PID: os.Getpid(), Embedder: m.index.EmbedderID(), Notice: m.opts.EmbedderNotice}
 	select {
 	case <-m.loaded:
 	default:
@@ -445,7 +444,7 @@ func (m *Memory) Status(ctx context.Context) (Status, error) {
 	if n := m.indexing.pending.Load(); n > 0 {
 		st.Embedder += fmt.Sprintf(" (embedding: %d of %d left)", n, m.indexing.total.Load())
 	}
-	if r, ok := m.agent.(AgentReporter); ok {
+	if r, ok := m.agent.(memory.AgentReporter); ok {
 		if s := r.AgentStatus(); s != "" {
 			st.Agent += " (" + s + ")"
 		}

@@ -1,0 +1,30 @@
+package memory
+
+// The JSON-RPC methods of the daemon (DESIGN §3), named once for both ends:
+// cmd/mnemo registers them, and every client (the hook, the CLI, MCP, the
+// benchmarks) calls them by these names. The params and results are the
+// types of this package named beside each.
+const (
+	// The five stages.
+	MethodSessionStart     = "mnemo/sessionStart"     // SessionStartParams → ContextResult
+	MethodUserPromptSubmit = "mnemo/userPromptSubmit" // UserPromptParams → UserPromptResult
+	MethodPostToolUse      = "mnemo/postToolUse"      // ToolUseParams → QueueResult
+	MethodStop             = "mnemo/stop"             // StopParams → QueueResult
+	MethodSessionEnd       = "mnemo/sessionEnd"       // SessionEndParams → SessionEndResult
+
+	// Recall.
+	MethodSearch          = "mnemo/search"          // SearchParams → SearchResult
+	MethodTimeline        = "mnemo/timeline"        // TimelineParams → TimelineResult
+	MethodGetObservations = "mnemo/getObservations" // IDsParams → ObservationsResult
+	MethodContext         = "mnemo/context"         // ContextParams → ContextResult
+	MethodSave            = "mnemo/save"            // SaveParams → SaveResult
+	MethodForget          = "mnemo/forget"          // IDsParams → ForgetResult
+
+	// Maintenance.
+	MethodStatus   = "mnemo/status"   // no params → Status
+	MethodSessions = "mnemo/sessions" // no params → SessionsResult
+	MethodDoctor   = "mnemo/doctor"   // no params → DoctorResult
+	MethodReindex  = "mnemo/reindex"  // no params → ReindexResult
+	MethodExport   = "mnemo/export"   // ExportParams → ExportResult
+	MethodImport   = "mnemo/import"   // ImportParams → ImportResult
+)

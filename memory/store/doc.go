@@ -1,0 +1,30 @@
+// Package store is Mnemo's memory engine: Open returns a *Memory that
+// serves the five stages and recall (search, timeline, get, context, save,
+// forget) over one Badger database, with the durable queue between the
+// stages and the memory agent, the worker that drains it, the search index
+// kept beside it, and maintenance (doctor, export and import, the audit of
+// agent runs and of context injections). The types it takes and returns are
+// the domain's, in package memory.
+//
+// Exactly one process opens a data directory (ErrLocked otherwise): the
+// daemon, or `mnemo serve --stdio --remote=none`. Every other process is a
+// client of it over rpc.
+//
+// # What Badger's transactions promise
+//
+// Badger is used directly, not behind an interface, because the promises
+// below are properties of its transactions:
+//
+//   - an acknowledged write survives a crash of the machine: writers of the
+//     same moment share one fsync (group commit, groupsync.go);
+//   - an event is queued in the transaction that acknowledges it, and the
+//     agent's observations are stored, indexed and the event dequeued in
+//     one transaction, so an event is processed once or not at all;
+//   - an idempotency key is stored with the effect of its call;
+//   - forget deletes a record with its index entries and vector, and
+//     compacts, so forgotten text is gone from disk (blocks are stored
+//     uncompressed for that reason).
+//
+// The key layout is documented in store.go; the search index (vector and
+// keyword) is derived data, rebuilt from Badger at start.
+package store

@@ -1,0 +1,229 @@
+package store
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"github.com/mnemo-dev/mnemo/memory"
+)
+
+// Records: reads and writes of each kind, with their indexes kept in the
+// same transaction.
+
+func (s *database) sessionByContentID(txn *badger.Txn, csid string) (*memory.Session, error) {
+	id, err := getID(txn, key(pContentIdx, []byte(csid)))
+	if err != nil {
+		return nil, err
+	}
+	return s.session(txn, id)
+}
+
+func (s *database) session(txn *badger.Txn, id uint64) (*memory.Session, error) {
+	var sess memory.Session
+	if err := getJSON(txn, idKey(pSession, id), &sess); err != nil {
+		if errors.Is(err, memory.ErrNotFound) {
+			return nil, fmt.Errorf("session %d: %w", id, memory.ErrNotFound)
+		}
+		return nil, err
+	}
+	return &sess, nil
+}
+
+func (s *database) putSession(txn *badger.Txn, sess *memory.Session) error {
+	return setJSON(txn, idKey(pSession, sess.ID), sess)
+}
+
+// ensureSession finds the session of csid or creates it, in its own
+// transaction. Racing callers get the same session (rule 1): the loser's
+// commit conflicts, and the retry finds the winner's session.
+func (s *database) ensureSession(ctx context.Context, csid, project, cwd, platform string, now time.Time, change func(*badger.Txn, *memory.Session) error) (*memory.Session, error) {
+	var out *memory.Session
+	err := s.updateDurable(ctx, func(txn *badger.Txn) error {
+		sess, err := s.sessionByContentID(txn, csid)
+		switch {
+		case errors.Is(err, memory.ErrNotFound):
+			id, err := s.next("session")
+			if err != nil {
+				return err
+			}
+			sess = &memory.Session{
+				ID: id, ContentSessionID: csid, Project: project, Cwd: cwd, Platform: platform,
+				Status: memory.StatusInitialized, CreatedAt: now,
+			}
+			if err := txn.Set(key(pContentIdx, []byte(csid)), be64(id)); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		}
+		if sess.Project == "" {
+			sess.Project = project
+		}
+		if sess.Cwd == "" {
+			sess.Cwd = cwd
+		}
+		if sess.Platform == "" {
+			sess.Platform = platform
+		}
+		if change != nil {
+			if err := change(txn, sess); err != nil {
+				return err
+			}
+		}
+		sess.UpdatedAt = now
+		out = sess
+		return s.putSession(txn, sess)
+	})
+	return out, err
+}
+
+func (s *database) putPrompt(txn *badger.Txn, p *memory.Prompt) error {
+	k := key(pPrompt, be64(p.SessionID), binary.BigEndian.AppendUint32(nil, uint32(p.Number)))
+	return setJSON(txn, k, p)
+}
+
+func (s *database) prompt(txn *badger.Txn, sid uint64, n int) (*memory.Prompt, error) {
+	var p memory.Prompt
+	k := key(pPrompt, be64(sid), binary.BigEndian.AppendUint32(nil, uint32(n)))
+	if err := getJSON(txn, k, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+func (s *database) observation(txn *badger.Txn, id uint64) (*memory.Observation, error) {
+	var o memory.Observation
+	if err := getJSON(txn, idKey(pObs, id), &o); err != nil {
+		if errors.Is(err, memory.ErrNotFound) {
+			return nil, fmt.Errorf("observation %d: %w", id, memory.ErrNotFound)
+		}
+		return nil, err
+	}
+	return &o, nil
+}
+
+// putObservation stores a new observation and its indexes. It reports
+// false, storing nothing, when an observation with the same content hash
+// exists.
+func (s *database) putObservation(txn *badger.Txn, o *memory.Observation) (bool, error) {
+	if o.Hash == "" {
+		o.Hash = o.ContentHash()
+	}
+	hk := key(pObsHash, []byte(o.Hash))
+	if _, err := getID(txn, hk); err == nil {
+		return false, nil
+	} else if !errors.Is(err, memory.ErrNotFound) {
+		return false, err
+	}
+	if o.ID == 0 {
+		id, err := s.next("obs")
+		if err != nil {
+			return false, err
+		}
+		o.ID = id
+	}
+	if err := setJSON(txn, idKey(pObs, o.ID), o); err != nil {
+		return false, err
+	}
+	sets := [][2][]byte{
+		{hk, be64(o.ID)},
+		{projectKey(pObsProject, o.Project, o.Time, o.ID), nil},
+		{key(pObsSession, be64(o.SessionID), be64(o.ID)), nil},
+	}
+	for _, f := range o.Files() {
+		sets = append(sets, [2][]byte{fileKey(f, o.ID), nil})
+	}
+	for _, kv := range sets {
+		if err := txn.Set(kv[0], kv[1]); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// deleteObservation removes an observation, its indexes and its vector.
+func (s *database) deleteObservation(txn *badger.Txn, o *memory.Observation) error {
+	dels := [][]byte{
+		idKey(pObs, o.ID),
+		key(pObsHash, []byte(o.Hash)),
+		projectKey(pObsProject, o.Project, o.Time, o.ID),
+		key(pObsSession, be64(o.SessionID), be64(o.ID)),
+		idKey(pVector, o.ID),
+	}
+	for _, f := range o.Files() {
+		dels = append(dels, fileKey(f, o.ID))
+	}
+	for _, k := range dels {
+		if err := txn.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *database) putSummary(txn *badger.Txn, m *memory.Summary) error {
+	if m.ID == 0 {
+		id, err := s.next("summary")
+		if err != nil {
+			return err
+		}
+		m.ID = id
+	}
+	if err := setJSON(txn, idKey(pSummary, m.ID), m); err != nil {
+		return err
+	}
+	return txn.Set(projectKey(pSumProject, m.Project, m.Time, m.ID), nil)
+}
+
+func (s *database) putEvent(txn *badger.Txn, e *memory.Event) error {
+	if e.ID == 0 {
+		id, err := s.next("event")
+		if err != nil {
+			return err
+		}
+		e.ID = id
+	}
+	return setJSON(txn, idKey(pQueue, e.ID), e)
+}
+
+// queued returns up to n events in queue order.
+func (s *database) queued(n int) ([]memory.Event, error) {
+	var out []memory.Event
+	err := s.view(func(txn *badger.Txn) error {
+		return scan(txn, pQueue, false, func(item *badger.Item) error {
+			var e memory.Event
+			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &e) }); err != nil {
+				return fmt.Errorf("decode queued event %x: %w", item.Key(), err)
+			}
+			out = append(out, e)
+			if len(out) >= n {
+				return errStop
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
+// sessionObservations returns a session's observations of one prompt
+// (promptNumber < 0: all of them), oldest first.
+func (s *database) sessionObservations(txn *badger.Txn, sid uint64, promptNumber int) ([]memory.Observation, error) {
+	var out []memory.Observation
+	err := scan(txn, key(pObsSession, be64(sid)), false, func(item *badger.Item) error {
+		k := item.Key()
+		o, err := s.observation(txn, binary.BigEndian.Uint64(k[len(k)-8:]))
+		if err != nil {
+			return err
+		}
+		if promptNumber < 0 || o.PromptNumber == promptNumber {
+			out = append(out, *o)
+		}
+		return nil
+	})
+	return out, err
+}
