@@ -1,24 +1,9 @@
-// Package vscode maps an editor's Language Server Protocol session onto
-// Mnemo's five stages. VS Code's extension (the TypeScript in extension/)
-// and any other LSP client (Neovim, Helix, Zed, Emacs) run `mnemo serve
-// --stdio`; its connection gets one Editor, which turns
-//
-//	initialize            → SessionStart (context in the result)
-//	textDocument/didOpen  → PostToolUse, a read (once per file and session)
-//	textDocument/didSave  → PostToolUse, a save (the file is modified)
-//	idle for a while      → Stop (a summary of what happened)
-//	shutdown              → SessionEnd
-//
-// The mapping lives here, in the sidecar, so that every editor gets the
-// same memory from the same events.
 package vscode
 
 import (
 	"context"
 	"encoding/json"
 	"log/slog"
-	"net/url"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -51,17 +36,25 @@ type Editor struct {
 	mem     *store.Memory
 	log     *slog.Logger
 	version string
+	// afterFunc starts the idle timer: time.AfterFunc, or a test's clock.
+	afterFunc func(d time.Duration, f func()) timer
 
 	mu          sync.Mutex
 	initialized bool
 	shutdown    bool
 	csid, cwd   string
 	platform    string
-	opened      map[string]bool
+	opened      map[string]bool // the files opened in this session (documents.go)
 	idle        time.Duration
-	timer       *time.Timer
+	timer       timer
 	active      bool // events since the last Stop
 	closed      bool
+}
+
+// timer is the idle timer: a *time.Timer, or a test's.
+type timer interface {
+	Reset(d time.Duration) bool
+	Stop() bool
 }
 
 // New returns the editor state for one connection.
@@ -69,43 +62,11 @@ func New(mem *store.Memory, log *slog.Logger, version string) *Editor {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Editor{mem: mem, log: log, version: version, opened: map[string]bool{}}
+	return &Editor{mem: mem, log: log, version: version, afterFunc: timeAfterFunc, opened: map[string]bool{}}
 }
 
-// Register adds the LSP lifecycle and document methods to mux.
-func (e *Editor) Register(mux *rpc.Mux) {
-	rpc.Handle(mux, protocol.MethodInitialize, e.initialize)
-	rpc.HandleNotify(mux, protocol.MethodInitialized, func(context.Context, json.RawMessage) error { return nil })
-	rpc.Handle(mux, protocol.MethodShutdown, e.shutdownCall)
-	rpc.HandleNotify(mux, protocol.MethodTextDocumentDidOpen, e.didOpen)
-	rpc.HandleNotify(mux, protocol.MethodTextDocumentDidSave, e.didSave)
-	rpc.HandleNotify(mux, protocol.MethodTextDocumentDidClose, func(context.Context, json.RawMessage) error { return nil })
-	rpc.HandleNotify(mux, protocol.MethodTextDocumentDidChange, func(context.Context, json.RawMessage) error {
-		e.touch()
-		return nil
-	})
-}
-
-// lsp decodes params with the protocol package's union-aware decoder.
-type lsp[T any] struct{ v T }
-
-func (p *lsp[T]) UnmarshalJSON(b []byte) error { return protocol.Unmarshal(b, &p.v) }
-
-// capabilities asks for open, close and save notifications (no text:
-// Mnemo remembers that a file was read or saved, not its content).
-var capabilities = json.RawMessage(`{"textDocumentSync":{"openClose":true,"change":0,"save":{"includeText":false}}}`)
-
-// InitializeResult is LSP's, plus what Mnemo remembers for the session.
-type InitializeResult struct {
-	Capabilities json.RawMessage       `json:"capabilities"`
-	ServerInfo   serverInfo            `json:"serverInfo"`
-	Mnemo        *memory.ContextResult `json:"mnemo,omitempty"`
-}
-
-type serverInfo struct {
-	Name    string `json:"name"`
-	Version string `json:"version"`
-}
+// timeAfterFunc is time.AfterFunc, returning a timer.
+func timeAfterFunc(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
 
 func (e *Editor) initialize(ctx context.Context, p lsp[protocol.InitializeParams]) (*InitializeResult, error) {
 	var opts InitOptions
@@ -157,6 +118,10 @@ func (e *Editor) initialize(ctx context.Context, p lsp[protocol.InitializeParams
 	}, nil
 }
 
+// initializedNote is the initialized notification: the session started
+// in initialize, so there is nothing left to do.
+func (e *Editor) initializedNote(context.Context, json.RawMessage) error { return nil }
+
 func (e *Editor) ready() (csid, cwd, platform string, err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -164,42 +129,6 @@ func (e *Editor) ready() (csid, cwd, platform string, err error) {
 		return "", "", "", rpc.Errorf(rpc.CodeNotInitialized, "initialize first")
 	}
 	return e.csid, e.cwd, e.platform, nil
-}
-
-func (e *Editor) didOpen(ctx context.Context, p lsp[protocol.DidOpenTextDocumentParams]) error {
-	path, ok := filePath(string(p.v.TextDocument.URI))
-	if !ok {
-		return nil
-	}
-	e.mu.Lock()
-	seen := e.opened[path]
-	e.opened[path] = true
-	e.mu.Unlock()
-	if seen {
-		return nil // reads are deduplicated per session
-	}
-	return e.event(ctx, "Open", path)
-}
-
-func (e *Editor) didSave(ctx context.Context, p lsp[protocol.DidSaveTextDocumentParams]) error {
-	path, ok := filePath(string(p.v.TextDocument.URI))
-	if !ok {
-		return nil
-	}
-	return e.event(ctx, "Save", path)
-}
-
-func (e *Editor) event(ctx context.Context, tool, path string) error {
-	csid, cwd, platform, err := e.ready()
-	if err != nil {
-		return err
-	}
-	input, _ := json.Marshal(map[string]string{"file_path": path})
-	_, err = e.mem.PostToolUse(ctx, memory.ToolUseParams{
-		ContentSessionID: csid, Cwd: cwd, ToolName: tool, ToolInput: input, Platform: platform,
-	})
-	e.touch()
-	return err
 }
 
 // touch records activity and restarts the idle timer.
@@ -211,7 +140,7 @@ func (e *Editor) touch() {
 	}
 	e.active = true
 	if e.timer == nil {
-		e.timer = time.AfterFunc(e.idle, e.onIdle)
+		e.timer = e.afterFunc(e.idle, e.onIdle)
 		return
 	}
 	e.timer.Reset(e.idle)
@@ -283,7 +212,8 @@ func (e *Editor) ShutDown() bool {
 	return e.shutdown
 }
 
-// Close stops the idle timer; the connection is gone.
+// Close stops the idle timer; the connection is gone. The connection's
+// owner calls it after the exit notification or when the stream ends.
 func (e *Editor) Close() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -307,15 +237,6 @@ func rootOf(p protocol.InitializeParams) string {
 		}
 	}
 	return ""
-}
-
-// filePath turns a file:// URI into a path; other schemes are not files.
-func filePath(uri string) (string, bool) {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" || u.Path == "" {
-		return "", false
-	}
-	return filepath.FromSlash(u.Path), true
 }
 
 func firstNonEmpty(ss ...string) string {
