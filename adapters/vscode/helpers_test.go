@@ -16,6 +16,8 @@ import (
 
 	"github.com/mnemo-dev/mnemo/adapters/vscode"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/local"
+	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -71,8 +73,8 @@ func newEditorConn(t *testing.T) *editorConn {
 	t.Helper()
 	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	// The one place that names the memory's engine and its local agent.
-	agent := &recorder{agent: memory.LocalAgent{}}
-	mem, err := memory.Open(context.Background(), memory.Options{InMemory: true, Agent: agent})
+	agent := &recorder{agent: local.Agent{}}
+	mem, err := store.Open(context.Background(), store.Options{InMemory: true, Agent: agent})
 	if err != nil {
 		t.Fatal(err)
 	}

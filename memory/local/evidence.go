@@ -1,0 +1,324 @@
+package local
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// An observation's evidence is a bounded excerpt of the raw event it was
+// made from: what a person would search for later and the title cannot
+// hold. It is indexed for keyword search in a field of its own and shown in
+// full records, never in the compact index or the injected context. The
+// event is already stripped of private parts and redacted when it reaches
+// the agent, so the evidence is too.
+//
+// Within maxEvidence bytes, in this order: the command or the search
+// pattern; for a change, the identifiers it added and removed and the lines
+// it changed; for output, every error, warning and test line; then the
+// distinct identifiers, paths and codes of the event that are not in it
+// yet, identifier-like ones first.
+const (
+	maxEvidence     = 2048
+	maxEvidenceLine = 240
+)
+
+// evidence builds the excerpt of one tool event.
+func evidence(t *toolEvent) string {
+	var e evidenceBuf
+	if c := strings.TrimSpace(t.in.Command); c != "" {
+		e.line("$ " + oneLine(c))
+	}
+	for _, p := range []struct{ label, v string }{
+		{"pattern", t.in.Pattern}, {"glob", t.in.Glob}, {"query", t.in.Query}, {"url", t.in.URL},
+	} {
+		if v := strings.TrimSpace(p.v); v != "" {
+			e.line(p.label + ": " + oneLine(v))
+		}
+	}
+	oldText, newText := changeOf(t)
+	if oldText != "" || newText != "" {
+		added, removed := codeDiff(oldText, newText)
+		if len(added) > 0 {
+			e.line("added: " + strings.Join(added, " "))
+		}
+		if len(removed) > 0 {
+			e.line("removed: " + strings.Join(removed, " "))
+		}
+		plus, minus := lineDiff(oldText, newText)
+		for _, l := range plus {
+			e.line("+ " + l)
+		}
+		for _, l := range minus {
+			e.line("- " + l)
+		}
+	}
+	out := t.output()
+	if out == "" {
+		out = t.content // Grep's matching lines
+	}
+	if out != "" {
+		lines := outputLines(out)
+		if len(lines) <= 12 {
+			for _, l := range lines {
+				e.line(l)
+			}
+		} else {
+			for _, l := range lines {
+				if telling(l) {
+					e.line(l)
+				}
+			}
+		}
+	}
+	for _, f := range t.out.Filenames {
+		e.term(t.rel(f))
+	}
+	// What is left of the budget goes to the event's distinct terms.
+	for _, s := range []string{newText, oldText, out, t.out.File.Content, t.in.Description, t.in.Prompt} {
+		e.terms(s, true)
+	}
+	for _, s := range []string{newText, oldText, out, t.out.File.Content} {
+		e.terms(s, false)
+	}
+	return strings.TrimSpace(e.b.String())
+}
+
+// changeOf returns the text an edit replaced and the text it wrote, from
+// whichever fields the tool filled: old and new strings, a MultiEdit's
+// pairs, a patch's lines, or a new file's content.
+func changeOf(t *toolEvent) (oldText, newText string) {
+	var o, n strings.Builder
+	add := func(old, new string) {
+		o.WriteString(old)
+		o.WriteByte('\n')
+		n.WriteString(new)
+		n.WriteByte('\n')
+	}
+	if t.in.OldString != "" || t.in.NewString != "" {
+		add(t.in.OldString, t.in.NewString)
+	}
+	for _, p := range t.in.Edits {
+		add(p.OldString, p.NewString)
+	}
+	if o.Len() == 0 && n.Len() == 0 {
+		for _, h := range t.out.StructuredPatch {
+			for _, l := range h.Lines {
+				switch {
+				case strings.HasPrefix(l, "+"):
+					n.WriteString(l[1:])
+					n.WriteByte('\n')
+				case strings.HasPrefix(l, "-"):
+					o.WriteString(l[1:])
+					o.WriteByte('\n')
+				}
+			}
+		}
+	}
+	if o.Len() == 0 && n.Len() == 0 {
+		switch {
+		case t.in.Content != "":
+			n.WriteString(t.in.Content)
+		case t.in.NewSource != "":
+			n.WriteString(t.in.NewSource)
+		}
+	}
+	return headTail(o.String()), headTail(n.String())
+}
+
+// codeDiff lists the code tokens of newText that oldText lacks, and the
+// other way round, in order of appearance.
+func codeDiff(oldText, newText string) (added, removed []string) {
+	oldSet, newSet := map[string]bool{}, map[string]bool{}
+	oldList, newList := codeTokens(oldText, true), codeTokens(newText, true)
+	for _, w := range oldList {
+		oldSet[w] = true
+	}
+	for _, w := range newList {
+		newSet[w] = true
+	}
+	for _, w := range newList {
+		if !oldSet[w] {
+			added = append(added, w)
+		}
+	}
+	for _, w := range oldList {
+		if !newSet[w] {
+			removed = append(removed, w)
+		}
+	}
+	return added, removed
+}
+
+// lineDiff lists the trimmed lines of newText that are not lines of
+// oldText, and the other way round.
+func lineDiff(oldText, newText string) (plus, minus []string) {
+	set := func(s string) (map[string]bool, []string) {
+		m := map[string]bool{}
+		var list []string
+		for l := range strings.Lines(s) {
+			l = strings.TrimSpace(l)
+			if l == "" || m[l] {
+				continue
+			}
+			m[l] = true
+			list = append(list, l)
+		}
+		return m, list
+	}
+	oldSet, oldList := set(oldText)
+	newSet, newList := set(newText)
+	for _, l := range newList {
+		if !oldSet[l] {
+			plus = append(plus, l)
+		}
+	}
+	for _, l := range oldList {
+		if !newSet[l] {
+			minus = append(minus, l)
+		}
+	}
+	return plus, minus
+}
+
+// telling reports whether a line of output is worth keeping: an error, a
+// warning, a failure, a test's name or outcome.
+func telling(l string) bool {
+	if errorScore(l) >= 50 {
+		return true
+	}
+	low := strings.ToLower(l)
+	for _, w := range []string{"warn", "fail", "panic", "pass", "ok ", "skip", "killed", "timeout", "timed out", "refused", "exception", "traceback", "deprecat", "denied", "invalid", "missing", "unable", "test"} {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// codeTokens returns the distinct tokens of s in order of appearance: runs
+// of letters, digits and the connectors _ . / - :, without the connectors
+// at their ends. With identifiersOnly it keeps those that look like code
+// (an underscore, a capital after the first letter, a digit with letters,
+// a dot or a slash inside, or all capitals), else the plain words of four
+// letters or more that are not stop words.
+func codeTokens(s string, identifiersOnly bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for tok := range strings.FieldsFuncSeq(s, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_./-:", r))
+	}) {
+		tok = strings.Trim(tok, "./-:")
+		if len(tok) < 3 || len(tok) > 96 || seen[tok] {
+			continue
+		}
+		code := looksLikeCode(tok)
+		if identifiersOnly != code {
+			continue
+		}
+		if !code && (len(tok) < 4 || stopWords[strings.ToLower(tok)] || !hasLetter(tok)) {
+			continue
+		}
+		seen[tok] = true
+		out = append(out, tok)
+	}
+	return out
+}
+
+func looksLikeCode(tok string) bool {
+	var upper, lower, digit, letter int
+	for i, r := range tok {
+		switch {
+		case r == '_' || (r == '.' || r == '/' || r == ':') && i > 0:
+			return hasLetter(tok)
+		case unicode.IsUpper(r):
+			upper++
+			letter++
+			if i > 0 && lower > 0 {
+				return true // camelCase, PascalCase with a hump
+			}
+		case unicode.IsLower(r):
+			lower++
+			letter++
+		case unicode.IsDigit(r):
+			digit++
+		}
+	}
+	return letter > 0 && digit > 0 || upper >= 2 // WARNING, HTTPServer, OOMKilled
+}
+
+func hasLetter(s string) bool { return strings.IndexFunc(s, unicode.IsLetter) >= 0 }
+
+// evidenceBuf collects evidence within maxEvidence bytes and remembers the
+// tokens it holds, so that the term list repeats none of them.
+type evidenceBuf struct {
+	b    strings.Builder
+	has  map[string]bool
+	full bool
+}
+
+// line adds a line, cut to maxEvidenceLine bytes, if it is new and fits.
+func (e *evidenceBuf) line(l string) {
+	l = strings.TrimSpace(l)
+	if l == "" || e.full {
+		return
+	}
+	if len(l) > maxEvidenceLine {
+		cut := maxEvidenceLine
+		for cut > 0 && !utf8.RuneStart(l[cut]) {
+			cut--
+		}
+		l = l[:cut] + "…"
+	}
+	if e.has[l] {
+		return
+	}
+	if e.b.Len()+len(l)+1 > maxEvidence {
+		return // a shorter line may still fit
+	}
+	e.remember(l)
+	e.has[l] = true
+	e.b.WriteString(l)
+	e.b.WriteByte('\n')
+}
+
+// term adds one token to the term list if it is not held yet and fits.
+func (e *evidenceBuf) term(tok string) {
+	if tok == "" || e.full || e.has[tok] {
+		return
+	}
+	if e.b.Len()+len(tok)+1 > maxEvidence {
+		if e.b.Len() > maxEvidence-8 {
+			e.full = true
+		}
+		return
+	}
+	if e.has == nil {
+		e.has = map[string]bool{}
+	}
+	e.has[tok] = true
+	e.b.WriteString(tok)
+	e.b.WriteByte(' ')
+}
+
+// terms adds the tokens of s not held yet (see codeTokens).
+func (e *evidenceBuf) terms(s string, identifiersOnly bool) {
+	if s == "" || e.full {
+		return
+	}
+	for _, tok := range codeTokens(headTail(s), identifiersOnly) {
+		e.term(tok)
+	}
+}
+
+func (e *evidenceBuf) remember(l string) {
+	if e.has == nil {
+		e.has = map[string]bool{}
+	}
+	for _, tok := range codeTokens(l, true) {
+		e.has[tok] = true
+	}
+	for _, tok := range codeTokens(l, false) {
+		e.has[tok] = true
+	}
+}
