@@ -83,25 +83,31 @@ type Prompt struct {
 
 // An Observation is one compact, structured note made from a raw event.
 type Observation struct {
-	ID               uint64    `json:"id"`
-	SessionID        uint64    `json:"sessionId"`
-	ContentSessionID string    `json:"contentSessionId"`
-	MemorySessionID  string    `json:"memorySessionId"`
-	PromptNumber     int       `json:"promptNumber"`
-	Project          string    `json:"project"`
-	Type             string    `json:"type"`
-	Title            string    `json:"title"`
-	Subtitle         string    `json:"subtitle"`
-	Facts            []string  `json:"facts"`
-	Narrative        string    `json:"narrative"`
-	Concepts         []string  `json:"concepts"`
-	FilesRead        []string  `json:"filesRead"`
-	FilesModified    []string  `json:"filesModified"`
-	Tool             string    `json:"tool"`
-	Request          string    `json:"request"` // the prompt of the turn it served
-	Source           string    `json:"source"`  // SourceAgent, SourceSaved or SourceEditor
-	Time             time.Time `json:"time"`
-	Hash             string    `json:"hash"`
+	ID               uint64   `json:"id"`
+	SessionID        uint64   `json:"sessionId"`
+	ContentSessionID string   `json:"contentSessionId"`
+	MemorySessionID  string   `json:"memorySessionId"`
+	PromptNumber     int      `json:"promptNumber"`
+	Project          string   `json:"project"`
+	Type             string   `json:"type"`
+	Title            string   `json:"title"`
+	Subtitle         string   `json:"subtitle"`
+	Facts            []string `json:"facts"`
+	Narrative        string   `json:"narrative"`
+	Concepts         []string `json:"concepts"`
+	FilesRead        []string `json:"filesRead"`
+	FilesModified    []string `json:"filesModified"`
+	// Evidence is a bounded excerpt of the raw event: the command, the
+	// identifiers and lines a change added and removed, the error, warning
+	// and test lines of the output, the event's distinct identifiers and
+	// paths. Search finds it; the compact index and the context never show
+	// it.
+	Evidence string    `json:"evidence,omitempty"`
+	Tool     string    `json:"tool"`
+	Request  string    `json:"request"` // the prompt of the turn it served
+	Source   string    `json:"source"`  // SourceAgent, SourceSaved or SourceEditor
+	Time     time.Time `json:"time"`
+	Hash     string    `json:"hash"`
 }
 
 // Where an observation came from.
@@ -184,7 +190,7 @@ type Event struct {
 	Time                 time.Time       `json:"time"`
 }
 
-// contentHash identifies an observation's content within its session, for
+// ContentHash identifies an observation's content within its session, for
 // de-duplication: the same note made twice in one session is stored once.
 func (o *Observation) ContentHash() string {
 	h := sha256.New()
@@ -194,6 +200,11 @@ func (o *Observation) ContentHash() string {
 			fmt.Fprintf(h, "%s\x01", s)
 		}
 		h.Write([]byte{0})
+	}
+	if o.Evidence != "" {
+		// Two edits of one file may share a title; what they changed tells
+		// them apart. Without evidence the hash is what it always was.
+		fmt.Fprintf(h, "e\x00%s", o.Evidence)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }

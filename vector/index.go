@@ -65,6 +65,11 @@ type Doc struct {
 	Title string
 	// Text is the rest of the searchable text; it may repeat the title.
 	Text string
+	// Evidence is an excerpt of the raw event the document was made from.
+	// Its terms are found by keyword search at evidenceWeight; it is not
+	// embedded, not shown in snippets, and the index keeps only its term
+	// numbers.
+	Evidence string
 	// Vector is the document's embedding by the index's embedder, when the
 	// caller has it stored. Add fills it in when it is missing or does not
 	// fit the embedder (wrong length, zero, not finite), so that the caller
@@ -163,6 +168,7 @@ type entry struct {
 	title      string
 	text       string
 	vector     []float32 // nil when the document has no embedding
+	evidence   []uint32  // the evidence's distinct term numbers, sorted
 }
 
 // Index ranks documents by keywords and by embeddings. Vectors live in
@@ -240,9 +246,7 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 	if err := ix.embedMissing(ctx, docs); err != nil {
 		return fmt.Errorf("index add: %w", err)
 	}
-	terms, owner, tables := analyseAll(len(docs), func(i int) (string, string, []string) {
-		return docs[i].Title, docs[i].Text, docs[i].Files
-	})
+	terms, owner, tables := analyseAll(len(docs), func(i int) *Doc { return &docs[i] })
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -280,6 +284,13 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 		ix.slots[slot] = e
 		ix.byID[d.ID] = slot
 		ix.kw.add(slot, terms[i], global[owner[i]])
+		if ev := terms[i].evidence; len(ev) > 0 {
+			e.evidence = make([]uint32, len(ev))
+			for j, local := range ev {
+				e.evidence[j] = global[owner[i]][local]
+			}
+			slices.Sort(e.evidence)
+		}
 		if d.Vector == nil {
 			continue
 		}
@@ -403,7 +414,7 @@ func (ix *Index) removeSlot(slot uint32) {
 	for _, f := range e.files {
 		tok.each(f, collect)
 	}
-	ix.kw.remove(slot, terms)
+	ix.kw.remove(slot, terms, e.evidence)
 	ix.slots[slot] = nil
 	ix.gone[slot] = true
 	ix.dead = append(ix.dead, slot)
@@ -746,7 +757,7 @@ func (ix *Index) coverage(qterms []string, e *entry) float64 {
 			w = ix.kw.idf(id)
 		}
 		all += w
-		if has[t] {
+		if has[t] || e.hasEvidence(ix.kw.terms, t) {
 			found += w
 		}
 	}
@@ -754,6 +765,19 @@ func (ix *Index) coverage(qterms []string, e *entry) float64 {
 		return 0
 	}
 	return found / all
+}
+
+// hasEvidence reports whether the document's evidence holds the term.
+func (e *entry) hasEvidence(terms map[string]uint32, t string) bool {
+	if len(e.evidence) == 0 {
+		return false
+	}
+	id, ok := terms[t]
+	if !ok {
+		return false
+	}
+	_, found := slices.BinarySearch(e.evidence, id)
+	return found
 }
 
 // fuse merges the keyword and vector rankings by weighted reciprocal rank

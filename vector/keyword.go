@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -14,6 +15,11 @@ const (
 	// titleBoost is how many times a title term counts; titles are short and
 	// say what a memory is about.
 	titleBoost = 2
+	// evidenceWeight is how much a term of a document's evidence counts,
+	// towards its frequency and the document's length alike (BM25F): the
+	// raw event's excerpt finds what the note does not say, without letting
+	// its bulk outweigh what the note does say.
+	evidenceWeight = 0.5
 )
 
 // posting says that a document (by slot) holds a term with a weighted count.
@@ -40,9 +46,10 @@ func newKeywordIndex() keywordIndex {
 // docTerms is the analysed form of one document: its distinct terms (as
 // numbers local to a termTable) and their weighted counts.
 type docTerms struct {
-	terms []uint32
-	tfs   []float32
-	len   float32
+	terms    []uint32
+	tfs      []float32
+	len      float32
+	evidence []uint32 // the distinct terms of the evidence, a subset of terms
 }
 
 // termTable numbers the terms met while analysing a batch of documents
@@ -89,32 +96,40 @@ func (tt *termTable) number(term []byte) uint32 {
 	return id
 }
 
-// analyse returns the weighted terms of a document made of a title, a text
-// and file paths. doc numbers the documents of one batch, from 0 up.
-func (tt *termTable) analyse(doc int32, title, text string, files []string) docTerms {
-	var d docTerms
-	add := func(term []byte, w float32) {
+// analyse returns the weighted terms of a document: its title, text, file
+// paths and evidence. doc numbers the documents of one batch, from 0 up.
+func (tt *termTable) analyse(doc int32, d *Doc) docTerms {
+	var dt docTerms
+	add := func(term []byte, w float32) uint32 {
 		id := tt.number(term)
 		if tt.last[id] == doc {
-			d.tfs[tt.pos[id]] += w
+			dt.tfs[tt.pos[id]] += w
 		} else {
-			tt.last[id], tt.pos[id] = doc, int32(len(d.terms))
-			d.terms = append(d.terms, id)
-			d.tfs = append(d.tfs, w)
+			tt.last[id], tt.pos[id] = doc, int32(len(dt.terms))
+			dt.terms = append(dt.terms, id)
+			dt.tfs = append(dt.tfs, w)
 		}
-		d.len += w
+		dt.len += w
+		return id
 	}
-	tt.tok.each(title, func(term []byte, _, _ int) { add(term, titleBoost) })
-	tt.tok.each(text, func(term []byte, _, _ int) { add(term, 1) })
-	for _, f := range files {
+	tt.tok.each(d.Title, func(term []byte, _, _ int) { add(term, titleBoost) })
+	tt.tok.each(d.Text, func(term []byte, _, _ int) { add(term, 1) })
+	for _, f := range d.Files {
 		tt.tok.each(f, func(term []byte, _, _ int) { add(term, 1) })
 	}
-	return d
+	tt.tok.each(d.Evidence, func(term []byte, _, _ int) {
+		dt.evidence = append(dt.evidence, add(term, evidenceWeight))
+	})
+	if len(dt.evidence) > 0 {
+		slices.Sort(dt.evidence)
+		dt.evidence = slices.Compact(dt.evidence)
+	}
+	return dt
 }
 
 // analyseAll analyses n documents on all CPUs. Each worker numbers terms in
 // its own table; a document's terms are numbered in tables[owner[i]].
-func analyseAll(n int, doc func(i int) (title, text string, files []string)) (docs []docTerms, owner []uint8, tables []*termTable) {
+func analyseAll(n int, doc func(i int) *Doc) (docs []docTerms, owner []uint8, tables []*termTable) {
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/256), 255)
 	docs, owner = make([]docTerms, n), make([]uint8, n)
 	tables = make([]*termTable, workers)
@@ -125,8 +140,7 @@ func analyseAll(n int, doc func(i int) (title, text string, files []string)) (do
 		go func() {
 			defer wg.Done()
 			for i := w; i < n; i += workers {
-				title, text, files := doc(i)
-				docs[i] = tables[w].analyse(int32(i), title, text, files)
+				docs[i] = tables[w].analyse(int32(i), doc(i))
 				owner[i] = uint8(w)
 			}
 		}()
@@ -169,11 +183,18 @@ func (k *keywordIndex) add(slot uint32, d docTerms, global []uint32) {
 }
 
 // remove forgets the statistics of the document in slot, whose terms are
-// given; its postings stay until compact.
-func (k *keywordIndex) remove(slot uint32, terms []string) {
-	seen := make(map[uint32]bool, len(terms))
+// given, by name and (for its evidence) by number; its postings stay until
+// compact.
+func (k *keywordIndex) remove(slot uint32, terms []string, ids []uint32) {
+	seen := make(map[uint32]bool, len(terms)+len(ids))
 	for _, t := range terms {
 		if id, ok := k.terms[t]; ok && !seen[id] {
+			seen[id] = true
+			k.df[id]--
+		}
+	}
+	for _, id := range ids {
+		if !seen[id] {
 			seen[id] = true
 			k.df[id]--
 		}

@@ -135,6 +135,7 @@ type goldenObservation struct {
 	FilesRead     []string `json:"filesRead,omitempty"`
 	FilesModified []string `json:"filesModified,omitempty"`
 	Tool          string   `json:"tool,omitempty"`
+	Evidence      string   `json:"evidence,omitempty"`
 }
 
 type goldenSummary struct {
@@ -235,6 +236,7 @@ func goldenOf(turns []replayTurn) []goldenTurn {
 			g.Observations = append(g.Observations, goldenObservation{
 				Type: o.Type, Title: o.Title, Subtitle: o.Subtitle, Facts: o.Facts, Narrative: o.Narrative,
 				Concepts: o.Concepts, FilesRead: o.FilesRead, FilesModified: o.FilesModified, Tool: o.Tool,
+				Evidence: o.Evidence,
 			})
 		}
 		for _, s := range t.summaries {
@@ -250,7 +252,7 @@ func goldenOf(turns []replayTurn) []goldenTurn {
 
 // TestLocalGolden replays every golden session through the local agent and
 // compares what it makes with testdata/golden/<session>.json.
-// `go test ./memory -run TestLocalGolden -update` rewrites them.
+// `go test ./memory/local -run TestLocalGolden -update` rewrites them.
 func TestLocalGolden(t *testing.T) {
 	for _, s := range loadLocalSessions(t) {
 		t.Run(s.name, func(t *testing.T) {

@@ -41,7 +41,7 @@ func DocOf(o *memory.Observation) vector.Doc {
 	if o.Request != "" {
 		b.WriteString(o.Request)
 	}
-	return vector.Doc{ID: o.ID, Project: o.Project, Type: o.Type, Files: o.Files(), Time: o.Time, Title: o.Title, Text: b.String()}
+	return vector.Doc{ID: o.ID, Project: o.Project, Type: o.Type, Files: o.Files(), Time: o.Time, Title: o.Title, Text: b.String(), Evidence: o.Evidence}
 }
 
 // indexState is the progress of (re-)embedding at start.
