@@ -169,12 +169,27 @@ type SearchParams struct {
 	Since   time.Time `json:"since,omitzero"`
 	Until   time.Time `json:"until,omitzero"`
 	Limit   int       `json:"limit,omitzero"`
+	// Mode picks the rankings: "hybrid" (the default, keywords and meaning
+	// fused), "keyword" or "vector".
+	Mode string `json:"mode,omitempty"`
 }
 
-// Validate checks the limit and the time range.
+// The search modes.
+const (
+	ModeHybrid  = "hybrid"
+	ModeKeyword = "keyword"
+	ModeVector  = "vector"
+)
+
+// Validate checks the limit, the mode and the time range.
 func (p *SearchParams) Validate() error {
 	if p.Limit < 0 || p.Limit > MaxLimit {
 		return &FieldError{"limit", fmt.Sprintf("must be between 1 and %d", MaxLimit)}
+	}
+	switch p.Mode {
+	case "", ModeHybrid, ModeKeyword, ModeVector:
+	default:
+		return &FieldError{"mode", fmt.Sprintf("is %q; want hybrid, keyword or vector", p.Mode)}
 	}
 	if !p.Since.IsZero() && !p.Until.IsZero() && p.Until.Before(p.Since) {
 		return &FieldError{"until", "is before since"}

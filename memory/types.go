@@ -102,12 +102,15 @@ type Observation struct {
 	// and test lines of the output, the event's distinct identifiers and
 	// paths. Search finds it; the compact index and the context never show
 	// it.
-	Evidence string    `json:"evidence,omitempty"`
-	Tool     string    `json:"tool"`
-	Request  string    `json:"request"` // the prompt of the turn it served
-	Source   string    `json:"source"`  // SourceAgent, SourceSaved or SourceEditor
-	Time     time.Time `json:"time"`
-	Hash     string    `json:"hash"`
+	Evidence string `json:"evidence,omitempty"`
+	Tool     string `json:"tool"`
+	// ToolUseID names the tool run the observation was made from, when it
+	// was made from one.
+	ToolUseID string    `json:"toolUseId,omitempty"`
+	Request   string    `json:"request"` // the prompt of the turn it served
+	Source    string    `json:"source"`  // SourceAgent, SourceSaved or SourceEditor
+	Time      time.Time `json:"time"`
+	Hash      string    `json:"hash"`
 }
 
 // Where an observation came from.

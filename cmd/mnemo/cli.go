@@ -50,11 +50,13 @@ func searchCommand() *cli.Command {
 			&cli.TimestampFlag{Name: "since", Layout: time.RFC3339, Usage: "only from this time"},
 			&cli.TimestampFlag{Name: "until", Layout: time.RFC3339, Usage: "only up to this time"},
 			&cli.IntFlag{Name: "limit", Value: memory.DefaultLimit, Usage: "at most this many hits"},
+			&cli.StringFlag{Name: "mode", Value: memory.ModeHybrid, Usage: "rank by keywords and meaning (hybrid), keywords only (keyword) or meaning only (vector)"},
 		},
 		Action: func(c *cli.Context) error {
 			p := memory.SearchParams{
 				Query: strings.Join(c.Args().Slice(), " "), Project: c.String("project"),
 				Types: splitList(c.String("type")), Files: splitList(c.String("file")), Limit: c.Int("limit"),
+				Mode: c.String("mode"),
 			}
 			if t := c.Timestamp("since"); t != nil {
 				p.Since = *t

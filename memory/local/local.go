@@ -300,6 +300,7 @@ func observe(ev memory.Event, request string, turn []memory.Observation) (memory
 	words = slices.DeleteFunc(words, func(c string) bool { return noiseDirs[c] })
 	o.Concepts = dedupe(append(slices.Clone(n.tags), words...), maxConcepts)
 	o.Evidence = evidence(t)
+	o.ToolUseID = ev.ToolUseID
 	return o, true
 }
 

@@ -197,7 +197,11 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 	if limit == 0 {
 		limit = memory.DefaultLimit
 	}
-	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Files: p.Files, Since: p.Since, Limit: limit}
+	mode, err := vector.ParseMode(p.Mode)
+	if err != nil {
+		return memory.SearchResult{}, &memory.FieldError{Field: "mode", Reason: err.Error()}
+	}
+	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Files: p.Files, Since: p.Since, Limit: limit, Mode: mode}
 	if !p.Until.IsZero() {
 		q.Until = p.Until.Add(time.Nanosecond) // our until is inclusive
 	}

@@ -1,0 +1,164 @@
+// Command mnemo-eval measures recall on work Mnemo has never seen (`just
+// eval`): it replays the raw Claude Code hook payloads of each split of
+// testdata/replay (dev, on which ranking is tuned, and test, written
+// before any tuning and never tuned on) through the five stages into a
+// fresh memory with the local agent, asks each split's questions, and
+// scores keyword, vector and hybrid search beside grep over the raw
+// events, by kind of question.
+//
+// A hit answers a question when it names one of the files the question is
+// about, in its project. Questions of kind "none" have no answer: for them
+// the table gives the share that returned nothing (quiet).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "mnemo-eval:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, w io.Writer) error {
+	fs := flag.NewFlagSet("mnemo-eval", flag.ContinueOnError)
+	data := fs.String("data", filepath.Join("cmd", "mnemo-eval", "testdata", "replay"), "the folder of the splits")
+	splits := fs.String("splits", "dev,test", "the splits to run, comma-separated")
+	embedder := fs.String("embedder", "both", "hash, default (the sentence encoder when installed) or both")
+	models := fs.String("models", os.Getenv("MNEMO_MODELS"), "where `mnemo model install` put the sentence encoder")
+	misses := fs.String("misses", "", "print the hybrid misses of this kind (\"all\" for every kind) with what was found instead; for the dev split only")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var embs []vector.Embedder
+	if *embedder == "hash" || *embedder == "both" {
+		embs = append(embs, vector.NewHashEmbedder())
+	}
+	if *embedder == "default" || *embedder == "both" {
+		e, notice := vector.DefaultEmbedder(*models)
+		if notice != "" {
+			fmt.Fprintf(w, "note: %s\n", notice)
+		}
+		if _, hash := e.(vector.HashEmbedder); !hash || *embedder == "default" {
+			embs = append(embs, e)
+		}
+	}
+	for _, name := range strings.Split(*splits, ",") {
+		s, err := LoadSet(filepath.Join(*data, name))
+		if err != nil {
+			return err
+		}
+		for _, emb := range embs {
+			if err := report(ctx, w, s, emb, *misses); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// report replays a split with one embedder and prints its table.
+func report(ctx context.Context, w io.Writer, s *Set, emb vector.Embedder, misses string) error {
+	start := time.Now()
+	mem, err := Replay(ctx, s, emb)
+	if err != nil {
+		return err
+	}
+	defer mem.Close()
+	counts, err := mem.Counts(ctx)
+	if err != nil {
+		return err
+	}
+	events := 0
+	for _, p := range s.Projects {
+		for _, pl := range p.Payloads {
+			if pl.ToolName != "" {
+				events++
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n== %s split, %s embedder: %d projects, %d tool events → %d observations (replayed in %s); %d questions\n",
+		s.Name, emb.ID(), len(s.Projects), events, counts.Observations, time.Since(start).Round(time.Millisecond), len(s.Queries))
+	rows := []struct {
+		name   string
+		search searcher
+	}{
+		{"keyword", memorySearch(mem, memory.ModeKeyword)},
+		{"vector", memorySearch(mem, memory.ModeVector)},
+		{"hybrid", memorySearch(mem, memory.ModeHybrid)},
+		{"grep", NewGrep(s).Search},
+	}
+	results := make([]map[string]*Metrics, len(rows))
+	for i, r := range rows {
+		if results[i], err = evaluate(ctx, s, r.search); err != nil {
+			return err
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kind\tn\tranking\tR@1\tR@5\tR@10\tMRR\tquiet\t")
+	for _, kind := range append([]string{"all"}, Kinds...) {
+		for i, r := range rows {
+			m := results[i][kind]
+			n := fmt.Sprint(m.Queries())
+			if kind == "none" {
+				n = fmt.Sprint(int(m.none))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t\t\t\t\t%.3f\t\n", kind, n, r.name, m.Quiet())
+				continue
+			}
+			quiet := ""
+			if kind == "all" {
+				quiet = fmt.Sprintf("%.3f", m.Quiet())
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n", kind, n, r.name, m.Recall1(), m.Recall5(), m.Recall10(), m.MRR(), quiet)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if misses != "" {
+		if s.Name == "test" {
+			return fmt.Errorf("-misses would show the held-out test split's questions: look at dev only")
+		}
+		return printMisses(ctx, w, s, mem, misses)
+	}
+	return nil
+}
+
+// printMisses shows, for each hybrid miss of a kind, the top hits.
+func printMisses(ctx context.Context, w io.Writer, s *Set, mem *store.Memory, kind string) error {
+	for _, q := range s.Queries {
+		if kind != "all" && q.Kind != kind {
+			continue
+		}
+		res, err := mem.Search(ctx, memory.SearchParams{Query: q.Query, Limit: 5})
+		if err != nil {
+			return err
+		}
+		hit := false
+		for _, h := range res.Hits {
+			hit = hit || answers(q, rankedHit{project: h.Project, files: h.Files})
+		}
+		if hit || q.Kind == "none" && len(res.Hits) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\nMISS %s [%s] %q want %v\n", q.ID, q.Kind, q.Query, q.Relevant)
+		for _, h := range res.Hits {
+			fmt.Fprintf(w, "   #%d %.3f %s %s %v\n", h.ID, h.Score, h.Project, h.Title, h.Files)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// A Set is one split of the replay evaluation: the raw hook payloads of a
+// few projects and the questions asked about them.
+type Set struct {
+	Name     string
+	Projects []Project
+	Queries  []Query
+}
+
+// A Project is the hook payloads of one project, in the order Claude Code
+// sent them.
+type Project struct {
+	Name     string
+	Cwd      string
+	Payloads []*claudecode.Payload
+	Raw      [][]byte // Raw[i] is the line Payloads[i] was read from
+}
+
+// A Query is one question with the project-relative files that answer it;
+// a query of kind "none" has no answer in the set.
+type Query struct {
+	ID       string   `json:"id"`
+	Project  string   `json:"project"`
+	Kind     string   `json:"kind"`
+	Query    string   `json:"query"`
+	Relevant []string `json:"relevant"`
+}
+
+// Kinds are the kinds of query, in the order tables show them.
+var Kinds = []string{"paraphrase", "why", "identifier", "error", "path", "none"}
+
+// LoadSet reads a set folder: <project>.jsonl files of hook payloads and
+// queries.jsonl.
+func LoadSet(dir string) (*Set, error) {
+	s := &Set{Name: filepath.Base(dir)}
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if filepath.Base(f) == "queries.jsonl" {
+			continue
+		}
+		p, err := loadProject(f)
+		if err != nil {
+			return nil, err
+		}
+		s.Projects = append(s.Projects, p)
+	}
+	if len(s.Projects) == 0 {
+		return nil, fmt.Errorf("%s: no <project>.jsonl files", dir)
+	}
+	qs, err := os.ReadFile(filepath.Join(dir, "queries.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	for i, line := range strings.Split(strings.TrimSpace(string(qs)), "\n") {
+		var q Query
+		if err := json.Unmarshal([]byte(line), &q); err != nil {
+			return nil, fmt.Errorf("%s/queries.jsonl line %d: %w", dir, i+1, err)
+		}
+		if !slices.Contains(Kinds, q.Kind) {
+			return nil, fmt.Errorf("%s/queries.jsonl line %d: unknown kind %q", dir, i+1, q.Kind)
+		}
+		if q.Kind != "none" && len(q.Relevant) == 0 {
+			return nil, fmt.Errorf("%s/queries.jsonl line %d: a %s query with no relevant file", dir, i+1, q.Kind)
+		}
+		s.Queries = append(s.Queries, q)
+	}
+	return s, nil
+}
+
+func loadProject(path string) (Project, error) {
+	p := Project{Name: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
+	f, err := os.Open(path)
+	if err != nil {
+		return p, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 8<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := slices.Clone(sc.Bytes())
+		var pl claudecode.Payload
+		if err := json.Unmarshal(line, &pl); err != nil {
+			return p, fmt.Errorf("%s line %d: %w", path, n, err)
+		}
+		if p.Cwd == "" {
+			p.Cwd = pl.Cwd
+		}
+		p.Payloads = append(p.Payloads, &pl)
+		p.Raw = append(p.Raw, line)
+	}
+	return p, sc.Err()
+}
+
+// Replay opens a fresh memory in dir and plays every payload of the set
+// through the five stages, as the hook would send them, then waits until
+// the memory agent has made everything of them.
+func Replay(ctx context.Context, s *Set, emb vector.Embedder) (*store.Memory, error) {
+	mem, err := store.Open(ctx, store.Options{InMemory: true, Embedder: emb, NoSync: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range s.Projects {
+		for i, pl := range p.Payloads {
+			if err := send(ctx, mem, pl, fmt.Sprintf("%s-%d", p.Name, i)); err != nil {
+				mem.Close()
+				return nil, fmt.Errorf("%s event %d (%s): %w", p.Name, i+1, pl.HookEventName, err)
+			}
+		}
+	}
+	if err := mem.WaitIdle(ctx); err != nil {
+		mem.Close()
+		return nil, err
+	}
+	return mem, nil
+}
+
+// send translates one payload as the hook does and calls the stage.
+func send(ctx context.Context, mem *store.Memory, pl *claudecode.Payload, key string) error {
+	method, params, err := claudecode.Translate(pl, claudecode.TranslateOptions{
+		EventKey:       key,
+		ReadTranscript: func(string) (claudecode.Transcript, error) { return claudecode.Transcript{}, nil },
+	})
+	switch {
+	case errors.Is(err, claudecode.ErrUnhandledEvent), errors.Is(err, claudecode.ErrSkippedTool):
+		return nil
+	case err != nil:
+		return err
+	}
+	switch p := params.(type) {
+	case *memory.SessionStartParams:
+		_, err = mem.SessionStart(ctx, *p)
+	case *memory.UserPromptParams:
+		_, err = mem.UserPromptSubmit(ctx, *p)
+	case *memory.ToolUseParams:
+		_, err = mem.PostToolUse(ctx, *p)
+	case *memory.StopParams:
+		_, err = mem.Stop(ctx, *p)
+	case *memory.SessionEndParams:
+		_, err = mem.SessionEnd(ctx, *p)
+	default:
+		err = fmt.Errorf("%s: unexpected params %T", method, params)
+	}
+	return err
+}
