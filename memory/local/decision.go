@@ -1,0 +1,93 @@
+package local
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/memory"
+)
+
+var decisionRE = regexp.MustCompile(`(?i)\b(?:` +
+	`(?:we|i)(?:'ve| have)? (?:decided|agreed|chose|chosen|settled on)` +
+	`|let'?s (?:go with|use|switch|stick with|keep|adopt|move to|standardi[sz]e on|prefer)` +
+	`|(?:we'll|we will|we should|we're going to|going forward,? we) (?:use|go with|switch|stick with|adopt|prefer|standardi[sz]e)` +
+	`|(?:use|prefer|choose|pick|adopt|switch to)\b[^.!?\n]*?\b(?:instead of|rather than)` +
+	`|prefer\b[^.!?\n]*?\bover` +
+	`|from now on` +
+	`|(?:always|never|don't|do not) use` +
+	`|switch(?:ed)? from\b[^.!?\n]*?\bto` +
+	`)\b`)
+
+var decisionLeadRE = regexp.MustCompile(`(?i)^(?:so,? |ok,? |also,? |please,? |and )*(?:we(?:'ve| have)? (?:decided|agreed) (?:to |that |on )?|i(?:'ve| have)? decided (?:to |that )?|we (?:chose|settled on) |let'?s |we'll |we will |we should |we're going to |going forward,? we |from now on,? (?:we |let's )?)`)
+
+// decisionWords are what every sentence decisionRE matches contains: a
+// cheap test that spares most prompts the expression.
+var decisionWords = []string{"decid", "agreed", "chose", "settled on", "let's", "lets ", "we'll", "we will", "we should", "we're going", "going forward", "instead of", "rather than", "prefer", "from now on", "always use", "never use", "don't use", "do not use", "switch"}
+
+// decisionsIn returns the sentences of a prompt that state a choice.
+func decisionsIn(request string) []string {
+	lower := strings.ToLower(request)
+	if !slices.ContainsFunc(decisionWords, func(w string) bool { return strings.Contains(lower, w) }) || !decisionRE.MatchString(request) {
+		return nil
+	}
+	var out []string
+	for _, s := range sentences(request) {
+		if decisionRE.MatchString(s) {
+			out = append(out, clip(s, 240))
+			if len(out) == 3 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// decisionNote makes the decision observation of a turn whose prompt
+// states a choice, unless the turn already has it.
+func decisionNote(request string, turn []memory.Observation) (memory.Observation, bool) {
+	if request == "" {
+		return memory.Observation{}, false
+	}
+	for i := range turn {
+		if turn[i].Type == memory.TypeDecision && turn[i].Tool == "" {
+			return memory.Observation{}, false
+		}
+	}
+	ds := decisionsIn(request)
+	if len(ds) == 0 {
+		return memory.Observation{}, false
+	}
+	choice := strings.TrimRight(decisionLeadRE.ReplaceAllString(ds[0], ""), ".!")
+	choice = lowerFirst(choice)
+	o := memory.Observation{Type: memory.TypeDecision, Request: request}
+	o.Title = clip("Decision: "+choice, maxTitle)
+	o.Subtitle = clip(ds[0], maxSubtitle)
+	for _, d := range ds {
+		o.Facts = append(o.Facts, "decided: "+d)
+	}
+	o.Narrative = "The prompt states a choice: " + strings.Join(ds, " ")
+	o.Concepts = topicWords(strings.Join(ds, " "), 6)
+	return o, true
+}
+
+func lowerFirst(s string) string {
+	r, size := utf8.DecodeRuneInString(s)
+	if size == 0 || !unicode.IsUpper(r) {
+		return s
+	}
+	// Keep acronyms and identifiers: "API …", "JSONRPC …".
+	if next, _ := utf8.DecodeRuneInString(s[size:]); unicode.IsUpper(next) {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[size:]
+}
+
+// fixPhrases and refactorPhrases read what a prompt asks for, for edits
+// that no failing run explains.
+var (
+	fixPhrases      = []string{"fix", "fixes", "fixed", "fixing", "bug", "bugs", "broken", "crash", "crashes", "crashing", "regression", "is wrong", "are wrong", "doesn't work", "does not work", "off by"}
+	refactorPhrases = []string{"refactor", "refactoring", "rename", "extract", "clean up", "cleanup", "split up", "split out", "deduplicate", "simplify", "move the", "move it"}
+)

@@ -1,0 +1,214 @@
+package local
+
+import (
+	"regexp"
+	"strings"
+)
+
+type cmdKind int
+
+const (
+	kindSetup   cmdKind = iota // cd, export, source: never the point
+	kindOther                  // anything else
+	kindLook                   // ls, cat, git log: reading
+	kindRun                    // running the program
+	kindWrite                  // a file written from the shell
+	kindRemove                 // rm, git rm
+	kindCommit                 // git commit
+	kindInstall                // adding dependencies
+	kindBuild                  // build, vet, lint, type check
+	kindTest                   // a test run
+	kindMove                   // mv, git mv
+)
+
+// shellCommand is one segment of a shell command line, words unquoted.
+type shellCommand struct {
+	words  []string // without env assignments and wrappers (sudo, time…)
+	kind   cmdKind
+	args   []string // the words after the command (and subcommand)
+	target string   // a file stdout is redirected to
+}
+
+func (c shellCommand) String() string {
+	var b strings.Builder
+	for i, w := range c.words {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if strings.ContainsAny(w, " \t\n") || w == "" {
+			w = inQuotes(oneLine(w))
+		}
+		b.WriteString(w)
+	}
+	return clip(b.String(), 80)
+}
+
+// primaryCommand is the segment of a command line that says what it does:
+// a move, a test run, a build… before echo and cd.
+func primaryCommand(line string) shellCommand {
+	segs := parseShell(line)
+	best := shellCommand{kind: -1}
+	for _, c := range segs {
+		if c.kind > best.kind {
+			best = c
+		}
+	}
+	return best
+}
+
+// parseShell splits a command line into its commands at ; && || | & and
+// newlines outside quotes, unquotes words, drops redirections (keeping a
+// stdout target) and heredoc bodies.
+func parseShell(line string) []shellCommand {
+	var (
+		segs    []shellCommand
+		words   []string
+		cur     = make([]byte, 0, 64)
+		inWord  bool
+		quote   byte
+		heredoc string
+	)
+	flushWord := func() {
+		if inWord {
+			words = append(words, string(cur))
+			cur = cur[:0]
+			inWord = false
+		}
+	}
+	flushSeg := func() {
+		flushWord()
+		if len(words) > 0 {
+			segs = append(segs, newCommand(words))
+			words = nil
+		}
+	}
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if quote != 0 {
+			switch {
+			case c == quote:
+				quote = 0
+			case c == '\\' && quote == '"' && i+1 < len(line):
+				i++
+				cur = append(cur, line[i])
+			default:
+				cur = append(cur, c)
+			}
+			continue
+		}
+		switch {
+		case c == '\'' || c == '"':
+			quote, inWord = c, true
+		case c == '\\' && i+1 < len(line):
+			i++
+			if line[i] != '\n' {
+				cur = append(cur, line[i])
+				inWord = true
+			}
+		case c == ' ' || c == '\t':
+			flushWord()
+		case c == '<' && strings.HasPrefix(line[i:], "<<") && !strings.HasPrefix(line[i:], "<<<"):
+			// A heredoc: its body is data, not commands.
+			j := i + 2
+			if j < len(line) && line[j] == '-' {
+				j++
+			}
+			for j < len(line) && line[j] == ' ' {
+				j++
+			}
+			k := j
+			for k < len(line) && line[k] != '\n' && line[k] != ' ' && line[k] != ';' {
+				k++
+			}
+			heredoc = strings.Trim(line[j:k], `'"`)
+			i = k - 1
+			flushWord()
+		case c == '\n' || c == ';':
+			flushSeg()
+			if c == '\n' && heredoc != "" {
+				// Skip the body, up to the line that is the delimiter.
+				rest, pos := line[i+1:], 0
+				for {
+					j := strings.IndexByte(rest[pos:], '\n')
+					l := rest[pos:]
+					if j >= 0 {
+						l = rest[pos : pos+j]
+					}
+					if strings.TrimSpace(l) == heredoc {
+						i += pos + len(l) // the loop steps onto the newline after it
+						break
+					}
+					if j < 0 {
+						i = len(line)
+						break
+					}
+					pos += j + 1
+				}
+				heredoc = ""
+			}
+		case c == '|':
+			flushSeg()
+			if i+1 < len(line) && line[i+1] == '|' {
+				i++
+			}
+		case c == '&':
+			switch {
+			case i+1 < len(line) && line[i+1] == '&':
+				flushSeg()
+				i++
+			case inWord && len(cur) > 0 && cur[len(cur)-1] == '>', i+1 < len(line) && line[i+1] == '>':
+				cur = append(cur, c)
+				inWord = true
+			default:
+				flushSeg()
+			}
+		default:
+			cur = append(cur, c)
+			inWord = true
+		}
+	}
+	flushSeg()
+	return segs
+}
+
+var redirectRE = regexp.MustCompile(`^(\d*|&)(>>?|<)(&\d+)?(.*)$`)
+
+func newCommand(raw []string) shellCommand {
+	var c shellCommand
+	for i := 0; i < len(raw); i++ {
+		w := raw[i]
+		if w == "" || !strings.ContainsRune("0123456789&<>", rune(w[0])) {
+			c.words = append(c.words, w)
+			continue
+		}
+		if m := redirectRE.FindStringSubmatch(w); m != nil {
+			target := m[4]
+			if target == "" && m[3] == "" && i+1 < len(raw) {
+				i++
+				target = raw[i]
+			}
+			if m[2] != "<" && (m[1] == "" || m[1] == "1" || m[1] == "&") && target != "" && target != "/dev/null" && m[3] == "" {
+				c.target = target
+			}
+			continue
+		}
+		c.words = append(c.words, w)
+	}
+	// Env assignments and wrappers.
+	for len(c.words) > 1 {
+		w := c.words[0]
+		if i := strings.IndexByte(w, '='); i > 0 && isIdent(w[:i]) {
+			c.words = c.words[1:]
+			continue
+		}
+		if commandWrappers[w] {
+			c.words = c.words[1:]
+			continue
+		}
+		break
+	}
+	c.kind, c.args = classifyCommand(c.words, c.target)
+	return c
+}
+
+var commandWrappers = wordSet("sudo", "time", "env", "nohup", "exec", "command", "npx", "bunx", "uv", "poetry", "pipenv", "bundle")
