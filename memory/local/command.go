@@ -13,10 +13,45 @@ import (
 
 var lookCommands = wordSet("ls", "cat", "head", "tail", "less", "more", "bat", "grep", "rg", "ag", "ack", "find", "fd", "tree", "wc", "pwd", "which", "file", "stat", "du", "df", "diff", "sed", "awk", "jq", "ps", "lsof", "curl", "wget")
 
+// classifyCommand tells what a command does and returns the words after
+// the command (and subcommand): by its name and subcommand for the tools
+// knownCommand knows, else by its shape (output redirected to a file,
+// sed -i, a read-only tool, a script of the project).
 func classifyCommand(w []string, target string) (cmdKind, []string) {
 	if len(w) == 0 {
 		return kindSetup, nil
 	}
+	if kind, args, ok := knownCommand(w); ok {
+		return kind, args
+	}
+	name := path.Base(w[0])
+	var args []string
+	if len(w) > 1 {
+		args = w[1:]
+	}
+	if (name == "cat" || name == "echo" || name == "printf") && target != "" {
+		return kindWrite, args
+	}
+	if name == "sed" && slices.ContainsFunc(w, func(s string) bool { return strings.HasPrefix(s, "-i") }) {
+		return kindWrite, args
+	}
+	if lookCommands[name] {
+		return kindLook, args
+	}
+	if strings.HasPrefix(w[0], "./") || strings.HasPrefix(w[0], "bin/") {
+		if strings.Contains(name, "test") {
+			return kindTest, args
+		}
+		return kindRun, args
+	}
+	return kindOther, args
+}
+
+// knownCommand classifies a command of a tool it knows (go, cargo, npm,
+// make, python -m, git, mv, rm…) by its name and subcommand; ok is false
+// for any other command, and for a subcommand it does not know. w is not
+// empty.
+func knownCommand(w []string) (kind cmdKind, args []string, ok bool) {
 	name := path.Base(w[0])
 	sub := ""
 	if len(w) > 1 {
@@ -30,33 +65,33 @@ func classifyCommand(w []string, target string) (cmdKind, []string) {
 	}
 	switch name {
 	case "cd", "export", "source", ".", "set", "unset", "alias", "true", "sleep", "clear":
-		return kindSetup, nil
+		return kindSetup, nil, true
 	case "go":
 		switch sub {
 		case "test":
-			return kindTest, rest(2)
+			return kindTest, rest(2), true
 		case "build", "vet", "generate":
-			return kindBuild, rest(2)
+			return kindBuild, rest(2), true
 		case "run":
-			return kindRun, rest(2)
+			return kindRun, rest(2), true
 		case "get":
-			return kindInstall, rest(2)
+			return kindInstall, rest(2), true
 		case "install":
 			if len(w) > 2 {
-				return kindInstall, rest(2)
+				return kindInstall, rest(2), true
 			}
-			return kindBuild, nil
+			return kindBuild, nil, true
 		}
 	case "cargo":
 		switch sub {
 		case "test", "nextest":
-			return kindTest, rest(2)
+			return kindTest, rest(2), true
 		case "build", "check", "clippy", "fmt":
-			return kindBuild, rest(2)
+			return kindBuild, rest(2), true
 		case "run":
-			return kindRun, rest(2)
+			return kindRun, rest(2), true
 		case "add":
-			return kindInstall, rest(2)
+			return kindInstall, rest(2), true
 		}
 	case "npm", "pnpm", "yarn", "bun":
 		script := sub
@@ -68,88 +103,73 @@ func classifyCommand(w []string, target string) (cmdKind, []string) {
 		}
 		switch {
 		case sub == "test" || sub == "t" || strings.Contains(script, "test") || script == "e2e":
-			return kindTest, rest(2)
+			return kindTest, rest(2), true
 		case sub == "install" || sub == "i" || sub == "add" || sub == "ci":
-			return kindInstall, rest(2)
+			return kindInstall, rest(2), true
 		case strings.Contains(script, "build") || strings.Contains(script, "lint") || strings.Contains(script, "typecheck") || strings.Contains(script, "check") || strings.Contains(script, "tsc"):
-			return kindBuild, rest(2)
+			return kindBuild, rest(2), true
 		case sub == "start" || sub == "run" || sub == "exec" || sub == "dev":
-			return kindRun, rest(2)
+			return kindRun, rest(2), true
 		}
 	case "pytest", "py.test", "jest", "vitest", "mocha", "ava", "tap", "rspec", "phpunit", "ctest", "tox", "nox", "playwright", "cypress", "karma", "bats":
-		return kindTest, rest(1)
+		return kindTest, rest(1), true
 	case "tsc", "eslint", "ruff", "mypy", "pyright", "golangci-lint", "staticcheck", "flake8", "pylint", "prettier", "gofmt", "black", "rubocop", "shellcheck", "biome", "clippy-driver", "javac", "gcc", "g++", "clang", "cmake", "ninja":
-		return kindBuild, rest(1)
+		return kindBuild, rest(1), true
 	case "make", "just", "task":
 		switch {
 		case strings.Contains(sub, "test"):
-			return kindTest, rest(2)
+			return kindTest, rest(2), true
 		case sub == "run" || sub == "dev" || sub == "serve" || sub == "start":
-			return kindRun, rest(2)
+			return kindRun, rest(2), true
 		}
-		return kindBuild, rest(1)
+		return kindBuild, rest(1), true
 	case "mvn", "gradle", "gradlew", "./gradlew", "dotnet", "swift", "mix", "sbt", "lein", "deno", "bazel":
 		switch {
 		case strings.Contains(sub, "test"):
-			return kindTest, rest(2)
+			return kindTest, rest(2), true
 		case sub == "run":
-			return kindRun, rest(2)
+			return kindRun, rest(2), true
 		case sub == "add":
-			return kindInstall, rest(2)
+			return kindInstall, rest(2), true
 		}
-		return kindBuild, rest(1)
+		return kindBuild, rest(1), true
 	case "python", "python3", "node", "ruby", "php", "perl", "java", "ts-node", "tsx":
 		if sub == "-m" && len(w) > 2 {
 			switch w[2] {
 			case "pytest", "unittest", "nose2", "tox":
-				return kindTest, rest(3)
+				return kindTest, rest(3), true
 			case "pip":
 				if len(w) > 3 && w[3] == "install" {
-					return kindInstall, rest(4)
+					return kindInstall, rest(4), true
 				}
 			case "mypy", "ruff", "black", "flake8", "pylint", "compileall":
-				return kindBuild, rest(3)
+				return kindBuild, rest(3), true
 			}
 		}
-		return kindRun, rest(1)
+		return kindRun, rest(1), true
 	case "pip", "pip3", "gem", "composer", "apt-get", "apt", "brew":
 		if sub == "install" || sub == "add" || sub == "require" {
-			return kindInstall, rest(2)
+			return kindInstall, rest(2), true
 		}
 	case "git":
 		switch sub {
 		case "mv":
-			return kindMove, rest(2)
+			return kindMove, rest(2), true
 		case "rm":
-			return kindRemove, rest(2)
+			return kindRemove, rest(2), true
 		case "commit":
-			return kindCommit, rest(2)
+			return kindCommit, rest(2), true
 		case "log", "diff", "show", "blame", "status", "grep", "ls-files":
-			return kindLook, rest(2)
+			return kindLook, rest(2), true
 		}
 	case "mv":
-		return kindMove, rest(1)
+		return kindMove, rest(1), true
 	case "rm", "rmdir", "unlink":
-		return kindRemove, rest(1)
+		return kindRemove, rest(1), true
 	case "tee", "touch", "cp", "mkdir", "chmod", "ln":
-		return kindOther, rest(1)
+		return kindOther, rest(1), true
 	}
-	if (name == "cat" || name == "echo" || name == "printf") && target != "" {
-		return kindWrite, rest(1)
-	}
-	if name == "sed" && slices.ContainsFunc(w, func(s string) bool { return strings.HasPrefix(s, "-i") }) {
-		return kindWrite, rest(1)
-	}
-	if lookCommands[name] {
-		return kindLook, rest(1)
-	}
-	if strings.HasPrefix(w[0], "./") || strings.HasPrefix(w[0], "bin/") {
-		if strings.Contains(name, "test") {
-			return kindTest, rest(1)
-		}
-		return kindRun, rest(1)
-	}
-	return kindOther, rest(1)
+	return 0, nil, false
 }
 
 // operands returns the non-flag arguments.
@@ -164,6 +184,10 @@ func operands(args []string) []string {
 	return out
 }
 
+// observeCommand describes a shell command by its primary segment: an
+// interrupted or failed run, a passing test or build, a move, a deletion,
+// a commit, an install, a file written from the shell, a look around, or
+// any other command.
 func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observation) bool {
 	line := strings.TrimSpace(t.in.Command)
 	if line == "" {
@@ -214,61 +238,88 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 			ranCommand(n, t, core, out)
 		}
 	case kindRemove:
-		files := relAll(t, operands(c.args))
-		if len(files) == 0 {
+		if !deletedFiles(n, t, c) {
 			ranCommand(n, t, core, out)
-			break
 		}
-		n.Type = memory.TypeChange
-		n.Title = "Deleted " + listMore(files, 3, len(files))
-		n.FilesModified = firstN(files, 8)
 	case kindCommit:
-		n.Type = memory.TypeChange
-		msg := commitMessage(c.args)
-		n.Title = "Committed: " + firstNonEmpty(msg, "changes")
-		for l := range strings.Lines(headTail(t.out.Stdout + "\n" + t.outText)) {
-			l = strings.TrimSpace(l)
-			if m := commitHeadRE.FindStringSubmatch(l); m != nil {
-				n.fact("commit %s on %s", m[2], m[1])
-			} else if strings.Contains(l, "changed") && (strings.Contains(l, "insertion") || strings.Contains(l, "deletion") || strings.Contains(l, "file")) {
-				n.fact("%s", l)
-			}
-		}
+		committedChanges(n, t, c)
 	case kindInstall:
-		n.Type = memory.TypeChange
-		pkgs := operands(c.args)
-		switch {
-		case len(pkgs) == 0:
-			n.Title = "Installed dependencies: " + core
-		case len(pkgs) == 1:
-			n.Title = "Added dependency " + pkgs[0]
-		default:
-			n.Title = "Added dependencies " + listMore(pkgs, 3, len(pkgs))
-		}
-		for _, p := range firstN(pkgs, 5) {
-			n.fact("dependency: %s", p)
-			n.symbols = append(n.symbols, path.Base(strings.SplitN(p, "@", 2)[0]))
-		}
+		addedDependencies(n, c, core)
 	case kindWrite:
-		file := ""
-		if c.target != "" {
-			file = t.rel(c.target)
-		} else if ops := operands(c.args); len(ops) > 0 {
-			file = t.rel(ops[len(ops)-1])
-		}
-		if file == "" {
+		if !wroteFile(n, t, c) {
 			ranCommand(n, t, core, out)
-			break
 		}
-		n.Type = memory.TypeChange
-		n.Title = "Wrote " + file + " from the shell"
-		n.FilesModified = []string{file}
-		n.tags = append(n.tags, fileTags(file)...)
 	case kindLook:
 		lookedAt(n, t, c, core, out)
 	default:
 		ranCommand(n, t, core, out)
 	}
+	return true
+}
+
+// deletedFiles describes rm and git rm of files; false when it names none.
+func deletedFiles(n *draft, t *toolEvent, c shellCommand) bool {
+	files := relAll(t, operands(c.args))
+	if len(files) == 0 {
+		return false
+	}
+	n.Type = memory.TypeChange
+	n.Title = "Deleted " + listMore(files, 3, len(files))
+	n.FilesModified = firstN(files, 8)
+	return true
+}
+
+// committedChanges describes git commit: its subject line, the commit
+// and the branch, and the changed-files line of its output.
+func committedChanges(n *draft, t *toolEvent, c shellCommand) {
+	n.Type = memory.TypeChange
+	msg := commitMessage(c.args)
+	n.Title = "Committed: " + firstNonEmpty(msg, "changes")
+	for l := range strings.Lines(headTail(t.out.Stdout + "\n" + t.outText)) {
+		l = strings.TrimSpace(l)
+		if m := commitHeadRE.FindStringSubmatch(l); m != nil {
+			n.fact("commit %s on %s", m[2], m[1])
+		} else if strings.Contains(l, "changed") && (strings.Contains(l, "insertion") || strings.Contains(l, "deletion") || strings.Contains(l, "file")) {
+			n.fact("%s", l)
+		}
+	}
+}
+
+// addedDependencies describes an install: the packages it names, or the
+// command that installed the project's dependencies.
+func addedDependencies(n *draft, c shellCommand, core string) {
+	n.Type = memory.TypeChange
+	pkgs := operands(c.args)
+	switch {
+	case len(pkgs) == 0:
+		n.Title = "Installed dependencies: " + core
+	case len(pkgs) == 1:
+		n.Title = "Added dependency " + pkgs[0]
+	default:
+		n.Title = "Added dependencies " + listMore(pkgs, 3, len(pkgs))
+	}
+	for _, p := range firstN(pkgs, 5) {
+		n.fact("dependency: %s", p)
+		n.symbols = append(n.symbols, path.Base(strings.SplitN(p, "@", 2)[0]))
+	}
+}
+
+// wroteFile describes a file written from the shell (cat, echo or printf
+// redirected to it, sed -i); false when no file can be named.
+func wroteFile(n *draft, t *toolEvent, c shellCommand) bool {
+	file := ""
+	if c.target != "" {
+		file = t.rel(c.target)
+	} else if ops := operands(c.args); len(ops) > 0 {
+		file = t.rel(ops[len(ops)-1])
+	}
+	if file == "" {
+		return false
+	}
+	n.Type = memory.TypeChange
+	n.Title = "Wrote " + file + " from the shell"
+	n.FilesModified = []string{file}
+	n.tags = append(n.tags, fileTags(file)...)
 	return true
 }
 

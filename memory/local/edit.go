@@ -9,7 +9,8 @@ import (
 	"github.com/mnemo-dev/mnemo/memory"
 )
 
-// editInfo is what an edit event changed.
+// editInfo is what an edit event changed: what the event says (the file,
+// the replaced pairs or the new text) and what classifyEdit makes of it.
 type editInfo struct {
 	file     string
 	pairs    []editPair
@@ -18,8 +19,21 @@ type editInfo struct {
 	patch    []string
 	created  bool // a new file
 	rewrite  bool // Write over an existing file
+
+	code                    bool       // a code file
+	added, removed, changed []string   // declarations the edit adds, removes or changes
+	newDecls                []codeDecl // the declarations of the new text
+	symbols                 []string   // changed, added and removed, or the declaration the edit sits in
+	where                   string     // "name in file", or the file
+	delta                   string     // what the first pair replaced (see describeDelta)
+	replacement             bool
+	renameFrom, renameTo    string   // an edit that only renames one identifier
+	security                []string // what makes the edit security-relevant
 }
 
+// observeEdit describes an edit in three steps: classifyEdit works out
+// what it touched, editFacts adds the facts every edit carries, titleEdit
+// gives it a type, a title and a narrative.
 func observeEdit(n *draft, t *toolEvent, request string, turn []memory.Observation) bool {
 	file := t.rel(firstNonEmpty(t.in.FilePath, t.in.NotebookPath, t.out.FilePath, t.in.Path))
 	if file == "" {
@@ -36,6 +50,24 @@ func observeEdit(n *draft, t *toolEvent, request string, turn []memory.Observati
 		return true
 	}
 	n.FilesModified = []string{file}
+	e := classifyEdit(t, file, turn)
+	n.symbols = e.symbols
+	if len(e.security) > 0 {
+		n.tags = append(n.tags, "security")
+	}
+	if isTestFile(file) {
+		n.tags = append(n.tags, "testing")
+	}
+	editFacts(n, e)
+	titleEdit(n, t, e, request, lastFailure(turn))
+	return true
+}
+
+// classifyEdit reads an edit event: its pairs or its new text, whether it
+// creates or rewrites the file, the declarations it adds, removes or
+// changes (or the one it sits in), what it replaced, whether it only
+// renames, and what makes it security-relevant.
+func classifyEdit(t *toolEvent, file string, turn []memory.Observation) editInfo {
 	e := editInfo{file: file, content: firstNonEmpty(t.in.Content, t.in.NewSource)}
 	if t.in.OldString != "" || t.in.NewString != "" {
 		e.pairs = append(e.pairs, editPair{t.in.OldString, t.in.NewString, t.in.ReplaceAll})
@@ -55,70 +87,63 @@ func observeEdit(n *draft, t *toolEvent, request string, turn []memory.Observati
 	case t.out.Type == "update" || (t.ToolName == "Write" && len(e.pairs) == 0):
 		e.rewrite = true
 	}
-	code := isCode(file)
+	e.code = isCode(file)
 
 	// What the edit touched: declarations it adds, removes or changes, or
 	// the declaration it sits in.
 	var added, removed, changed []string
-	var newDecls []codeDecl
-	if code {
+	if e.code {
 		if len(e.pairs) > 0 {
 			for _, p := range e.pairs {
 				a, r, c := declDiff(declsOf(p.OldString, 12), declsOf(p.NewString, 12))
 				added, removed, changed = append(added, a...), append(removed, r...), append(changed, c...)
-				newDecls = append(newDecls, declsOf(p.NewString, 12)...)
+				e.newDecls = append(e.newDecls, declsOf(p.NewString, 12)...)
 			}
 		} else {
-			newDecls = declsOf(e.content, 24)
+			e.newDecls = declsOf(e.content, 24)
 			if e.rewrite && e.original != "" {
-				added, removed, changed = declDiff(declsOf(e.original, 48), newDecls)
+				added, removed, changed = declDiff(declsOf(e.original, 48), e.newDecls)
 			} else {
-				added = declNames(newDecls)
+				added = declNames(e.newDecls)
 			}
 		}
 	}
-	added, removed, changed = dedupe(added, 8), dedupe(removed, 8), dedupe(changed, 8)
-	var symbols []string
-	symbols = append(symbols, changed...)
-	symbols = append(symbols, added...)
-	symbols = append(symbols, removed...)
-	if code && len(symbols) == 0 && len(e.pairs) > 0 {
+	e.added, e.removed, e.changed = dedupe(added, 8), dedupe(removed, 8), dedupe(changed, 8)
+	e.symbols = append(e.symbols, e.changed...)
+	e.symbols = append(e.symbols, e.added...)
+	e.symbols = append(e.symbols, e.removed...)
+	if e.code && len(e.symbols) == 0 && len(e.pairs) > 0 {
 		if s := enclosingDecl(e.original, e.pairs[0].OldString, e.patch); s != "" {
-			symbols = []string{s}
-			changed = symbols
+			e.symbols = []string{s}
+			e.changed = e.symbols
 		}
 	}
-	n.symbols = symbols
-	where := file
-	if len(changed) > 0 {
-		where = nameList(changed, 2) + " in " + file
+	e.where = file
+	if len(e.changed) > 0 {
+		e.where = nameList(e.changed, 2) + " in " + file
 	}
-	delta, replacement := "", false
 	if len(e.pairs) > 0 {
-		delta, replacement = describeDelta(e.pairs[0].OldString, e.pairs[0].NewString)
+		e.delta, e.replacement = describeDelta(e.pairs[0].OldString, e.pairs[0].NewString)
 	}
-	var renameFrom, renameTo string
-	if code {
-		renameFrom, renameTo = renameOf(e.pairs)
+	if e.code {
+		e.renameFrom, e.renameTo = renameOf(e.pairs)
 	}
-	security := securityTerms(file, e)
-	if len(security) > 0 {
-		n.tags = append(n.tags, "security")
-	}
-	if isTestFile(file) {
-		n.tags = append(n.tags, "testing")
-	}
-	failure := lastFailure(turn)
+	e.security = securityTerms(file, e)
+	return e
+}
 
-	// Facts every edit carries.
-	if len(symbols) > 0 {
-		n.fact("symbols: %s", strings.Join(firstN(symbols, 8), ", "))
+// editFacts adds the facts every edit carries: the symbols it touched,
+// what the changed code was documented to do, how many edits, what it
+// replaced, and the length of a new or rewritten file.
+func editFacts(n *draft, e editInfo) {
+	if len(e.symbols) > 0 {
+		n.fact("symbols: %s", strings.Join(firstN(e.symbols, 8), ", "))
 	}
-	if e.original != "" && len(changed) > 0 {
+	if e.original != "" && len(e.changed) > 0 {
 		// What the changed code was documented to do.
 		var docs []codeDecl
 		for _, d := range declsOf(e.original, 64) {
-			if slices.Contains(changed, d.name) {
+			if slices.Contains(e.changed, d.name) {
 				docs = append(docs, d)
 			}
 		}
@@ -129,112 +154,60 @@ func observeEdit(n *draft, t *toolEvent, request string, turn []memory.Observati
 	if len(e.pairs) > 1 {
 		n.fact("%s", countOf(len(e.pairs), "edit"))
 	}
-	if delta != "" {
-		n.fact("change: %s", delta)
+	if e.delta != "" {
+		n.fact("change: %s", e.delta)
 	}
 	if e.created || e.rewrite {
 		if lines := lineCount(e.content); lines > 0 {
-			n.fact("%s: %s", file, countOf(lines, "line"))
+			n.fact("%s: %s", e.file, countOf(lines, "line"))
 		}
 	}
-	n.Subtitle = delta
+}
 
+// titleEdit gives an edit its type, title and narrative, first match
+// wins: a new file is a feature; an edit after a failing run of the turn
+// a bugfix; a rename a refactor; then what the prompt asks for (a
+// refactor, a fix); a security-relevant change; new declarations a
+// feature; anything else a change. The subtitle is what it replaced,
+// unless a case says better.
+func titleEdit(n *draft, t *toolEvent, e editInfo, request string, failure *runNote) {
+	n.Subtitle = e.delta
 	switch {
 	case e.created:
-		n.Type = memory.TypeFeature
-		switch {
-		case t.ToolName == "Save":
-			n.Title = "Saved new file " + file
-		case isTestFile(file) && len(testCases(e.content)) > 0:
-			cases := testCases(e.content)
-			n.Title = "Added " + countOf(len(cases), "test") + " in " + file
-			for _, c := range firstN(cases, 5) {
-				n.fact("test: %s", c)
-			}
-			n.Subtitle = listMore(cases, 2, len(cases))
-		case isTestFile(file) && len(added) > 0:
-			n.Title = "Added tests in " + file + ": " + nameList(added, 3)
-		case len(added) > 0:
-			n.Title = "Created " + file + " with " + nameList(added, 3)
-		default:
-			n.Title = "Created " + file
-		}
-		docs := docFacts(newDecls, 2)
-		for _, d := range docs {
-			n.fact("doc: %s", d)
-		}
-		switch {
-		case len(docs) > 0:
-			n.Subtitle = docs[0]
-		case !code && n.Subtitle == "":
-			n.Subtitle = firstMeaningfulLine(e.content)
-		}
-		if len(added) > 0 {
-			n.Narrative = fmt.Sprintf("New file %s declaring %s.", file, nameList(added, 4))
-			if len(docs) > 0 {
-				n.Narrative += " " + asSentence(docs[0])
-			}
-		}
+		titleNewFile(n, t, e)
 	case failure != nil:
-		n.Type = memory.TypeBugfix
-		cause := failure.cause()
-		switch {
-		case replacement && utf8.RuneCountInString(delta) <= 60:
-			n.Title = "Fixed " + where + ": " + delta
-		case cause != "":
-			n.Title = "Fixed " + where + " after " + cause + " failed"
-		default:
-			n.Title = "Fixed " + where
-		}
-		if cause != "" {
-			n.fact("fixes: %s", cause)
-		}
-		var b strings.Builder
-		b.WriteString(cause)
-		if b.Len() == 0 {
-			b.WriteString(failure.command())
-		}
-		b.WriteString(" failed")
-		if msg := failure.errorMessage(); msg != "" {
-			fmt.Fprintf(&b, " (%s)", msg)
-		}
-		fmt.Fprintf(&b, "; changed %s", where)
-		if delta != "" {
-			fmt.Fprintf(&b, ": %s", delta)
-		}
-		b.WriteString(".")
-		n.Narrative = b.String()
-	case renameFrom != "":
+		titleFix(n, e, failure)
+	case e.renameFrom != "":
 		n.Type = memory.TypeRefactor
-		n.Title = "Renamed " + renameFrom + " to " + renameTo + " in " + file
-		n.symbols = append(n.symbols, renameFrom, renameTo)
-		n.fact("renamed: %s → %s", renameFrom, renameTo)
+		n.Title = "Renamed " + e.renameFrom + " to " + e.renameTo + " in " + e.file
+		n.symbols = append(n.symbols, e.renameFrom, e.renameTo)
+		n.fact("renamed: %s → %s", e.renameFrom, e.renameTo)
 		n.tags = append(n.tags, "rename")
 	case !e.rewrite && hasPhrase(strings.ToLower(request), refactorPhrases):
 		n.Type = memory.TypeRefactor
-		n.Title = "Refactored " + where
-		if replacement && utf8.RuneCountInString(delta) <= 60 {
-			n.Title += ": " + delta
+		n.Title = "Refactored " + e.where
+		if e.replacement && utf8.RuneCountInString(e.delta) <= 60 {
+			n.Title += ": " + e.delta
 		}
 	case !e.rewrite && hasPhrase(strings.ToLower(request), fixPhrases):
 		n.Type = memory.TypeBugfix
-		n.Title = "Fixed " + where
-		if replacement && utf8.RuneCountInString(delta) <= 60 {
-			n.Title += ": " + delta
+		n.Title = "Fixed " + e.where
+		if e.replacement && utf8.RuneCountInString(e.delta) <= 60 {
+			n.Title += ": " + e.delta
 		}
-	case len(security) > 0:
+	case len(e.security) > 0:
 		n.Type = memory.TypeSecurity
-		n.Title = changeTitle(t.ToolName, file, where, delta, replacement, e, added, removed, changed)
-		n.fact("security-relevant: %s", strings.Join(security, ", "))
-		n.Narrative = fmt.Sprintf("A security-relevant change (%s) to %s", strings.Join(security, ", "), where)
-		if delta != "" {
-			n.Narrative += ": " + delta
+		n.Title = changeTitle(t.ToolName, e)
+		n.fact("security-relevant: %s", strings.Join(e.security, ", "))
+		n.Narrative = fmt.Sprintf("A security-relevant change (%s) to %s", strings.Join(e.security, ", "), e.where)
+		if e.delta != "" {
+			n.Narrative += ": " + e.delta
 		}
 		n.Narrative = asSentence(n.Narrative)
-	case len(added) > 0 && len(removed) == 0 && !e.rewrite:
+	case len(e.added) > 0 && len(e.removed) == 0 && !e.rewrite:
 		n.Type = memory.TypeFeature
-		n.Title = "Added " + nameList(added, 3) + " to " + file
-		if docs := docFacts(newDecls, 2); len(docs) > 0 {
+		n.Title = "Added " + nameList(e.added, 3) + " to " + e.file
+		if docs := docFacts(e.newDecls, 2); len(docs) > 0 {
 			n.Subtitle = docs[0]
 			for _, d := range docs {
 				n.fact("doc: %s", d)
@@ -242,39 +215,110 @@ func observeEdit(n *draft, t *toolEvent, request string, turn []memory.Observati
 		}
 	default:
 		n.Type = memory.TypeChange
-		n.Title = changeTitle(t.ToolName, file, where, delta, replacement, e, added, removed, changed)
-		if e.rewrite && len(added)+len(removed) > 0 {
-			n.Subtitle = changeList(added, removed)
+		n.Title = changeTitle(t.ToolName, e)
+		if e.rewrite && len(e.added)+len(e.removed) > 0 {
+			n.Subtitle = changeList(e.added, e.removed)
 		}
 	}
-	return true
+}
+
+// titleNewFile titles a new file by what it holds (test cases, tests,
+// declarations), with the first doc comment of its declarations.
+func titleNewFile(n *draft, t *toolEvent, e editInfo) {
+	n.Type = memory.TypeFeature
+	switch {
+	case t.ToolName == "Save":
+		n.Title = "Saved new file " + e.file
+	case isTestFile(e.file) && len(testCases(e.content)) > 0:
+		cases := testCases(e.content)
+		n.Title = "Added " + countOf(len(cases), "test") + " in " + e.file
+		for _, c := range firstN(cases, 5) {
+			n.fact("test: %s", c)
+		}
+		n.Subtitle = listMore(cases, 2, len(cases))
+	case isTestFile(e.file) && len(e.added) > 0:
+		n.Title = "Added tests in " + e.file + ": " + nameList(e.added, 3)
+	case len(e.added) > 0:
+		n.Title = "Created " + e.file + " with " + nameList(e.added, 3)
+	default:
+		n.Title = "Created " + e.file
+	}
+	docs := docFacts(e.newDecls, 2)
+	for _, d := range docs {
+		n.fact("doc: %s", d)
+	}
+	switch {
+	case len(docs) > 0:
+		n.Subtitle = docs[0]
+	case !e.code && n.Subtitle == "":
+		n.Subtitle = firstMeaningfulLine(e.content)
+	}
+	if len(e.added) > 0 {
+		n.Narrative = fmt.Sprintf("New file %s declaring %s.", e.file, nameList(e.added, 4))
+		if len(docs) > 0 {
+			n.Narrative += " " + asSentence(docs[0])
+		}
+	}
+}
+
+// titleFix titles an edit that follows a failing run of the turn as the
+// fix of what failed.
+func titleFix(n *draft, e editInfo, failure *runNote) {
+	n.Type = memory.TypeBugfix
+	cause := failure.cause()
+	switch {
+	case e.replacement && utf8.RuneCountInString(e.delta) <= 60:
+		n.Title = "Fixed " + e.where + ": " + e.delta
+	case cause != "":
+		n.Title = "Fixed " + e.where + " after " + cause + " failed"
+	default:
+		n.Title = "Fixed " + e.where
+	}
+	if cause != "" {
+		n.fact("fixes: %s", cause)
+	}
+	var b strings.Builder
+	b.WriteString(cause)
+	if b.Len() == 0 {
+		b.WriteString(failure.command())
+	}
+	b.WriteString(" failed")
+	if msg := failure.errorMessage(); msg != "" {
+		fmt.Fprintf(&b, " (%s)", msg)
+	}
+	fmt.Fprintf(&b, "; changed %s", e.where)
+	if e.delta != "" {
+		fmt.Fprintf(&b, ": %s", e.delta)
+	}
+	b.WriteString(".")
+	n.Narrative = b.String()
 }
 
 // changeTitle titles an edit that is neither a fix nor new work.
-func changeTitle(tool, file, where, delta string, replacement bool, e editInfo, added, removed, changed []string) string {
+func changeTitle(tool string, e editInfo) string {
 	switch {
 	case tool == "Save":
-		return "Saved " + file
+		return "Saved " + e.file
 	case e.rewrite:
-		return "Rewrote " + file
-	case len(removed) > 0 && len(added) == 0 && len(changed) == 0:
-		return "Removed " + nameList(removed, 3) + " from " + file
-	case replacement && utf8.RuneCountInString(delta) <= 60:
-		return "Changed " + where + ": " + delta
+		return "Rewrote " + e.file
+	case len(e.removed) > 0 && len(e.added) == 0 && len(e.changed) == 0:
+		return "Removed " + nameList(e.removed, 3) + " from " + e.file
+	case e.replacement && utf8.RuneCountInString(e.delta) <= 60:
+		return "Changed " + e.where + ": " + e.delta
 	}
-	if len(e.pairs) > 0 && isCode(file) {
+	if len(e.pairs) > 0 && e.code {
 		if _, came := identDiff(e.pairs[0].OldString, e.pairs[0].NewString); len(came) > 0 {
 			call := came[0]
 			if i := strings.Index(e.pairs[0].NewString, call); i >= 0 && strings.HasPrefix(e.pairs[0].NewString[i+len(call):], "(") {
 				call += "(…)"
 			}
-			return "Changed " + where + ": added " + call
+			return "Changed " + e.where + ": added " + call
 		}
 	}
-	if len(changed) > 0 {
-		return "Changed " + where
+	if len(e.changed) > 0 {
+		return "Changed " + e.where
 	}
-	return "Edited " + file
+	return "Edited " + e.file
 }
 
 // testCases reads the test names of a test file: Go's TestX and Python's
