@@ -40,7 +40,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	splits := fs.String("splits", "dev,test", "the splits to run, comma-separated")
 	embedder := fs.String("embedder", "both", "hash, default (the sentence encoder when installed) or both")
 	models := fs.String("models", os.Getenv("MNEMO_MODELS"), "where `mnemo model install` put the sentence encoder")
-	misses := fs.String("misses", "", "print the hybrid misses of this kind (\"all\" for every kind) with what was found instead; for the dev split only")
+	misses := fs.String("misses", "", "print the hybrid misses at rank 1 of this kind (\"all\" for every kind) with what was found instead; for the dev split only")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -148,14 +148,16 @@ func printMisses(ctx context.Context, w io.Writer, s *Set, mem *store.Memory, ki
 		if err != nil {
 			return err
 		}
-		hit := false
-		for _, h := range res.Hits {
-			hit = hit || answers(q, rankedHit{project: h.Project, files: h.Files})
+		rank := 0
+		for i, h := range res.Hits {
+			if rank == 0 && answers(q, rankedHit{project: h.Project, files: h.Files}) {
+				rank = i + 1
+			}
 		}
-		if hit || q.Kind == "none" && len(res.Hits) == 0 {
+		if rank == 1 || q.Kind == "none" && len(res.Hits) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\nMISS %s [%s] %q want %v\n", q.ID, q.Kind, q.Query, q.Relevant)
+		fmt.Fprintf(w, "\nMISS@1 (rank %d) %s [%s] %q want %v\n", rank, q.ID, q.Kind, q.Query, q.Relevant)
 		for _, h := range res.Hits {
 			fmt.Fprintf(w, "   #%d %.3f %s %s %v\n", h.ID, h.Score, h.Project, h.Title, h.Files)
 		}

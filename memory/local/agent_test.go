@@ -675,7 +675,8 @@ func TestLocalAgentSummarizes(t *testing.T) {
 			t.Errorf("%s = %q, want it to contain %q", c.field, c.got, c.want)
 		}
 	}
-	if !slices.Equal(s.FilesModified, []string{"cart/total.go"}) || !slices.Equal(s.FilesRead, []string{"cart/total.go"}) {
+	// The failing run's output points at the test file: it was read too.
+	if !slices.Equal(s.FilesModified, []string{"cart/total.go"}) || !slices.Equal(s.FilesRead, []string{"cart/total.go", "cart/total_test.go"}) {
 		t.Errorf("files read %v, modified %v", s.FilesRead, s.FilesModified)
 	}
 }

@@ -184,6 +184,43 @@ func operands(args []string) []string {
 	return out
 }
 
+// valueFlags are, by command, the short options that take the next word
+// as their value ("tail -n 12 log", "grep -A 2 -e pat file").
+var valueFlags = map[string]string{
+	"head": "nc", "tail": "nc",
+	"grep": "ABCmefd", "egrep": "ABCmefd", "fgrep": "ABCmefd",
+	"rg": "ABCmegtTfM", "ag": "ABCmG", "ack": "ABCm",
+	"find": "", "fd": "edtES",
+}
+
+// operandsOf is operands for a known command: an option that takes a
+// value consumes the next word. grep's -e names the pattern, which comes
+// first.
+func operandsOf(name string, args []string) []string {
+	takes, known := valueFlags[name]
+	if !known {
+		return operands(args)
+	}
+	var out, patterns []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "" {
+			continue
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			out = append(out, a)
+			continue
+		}
+		if len(a) == 2 && strings.ContainsRune(takes, rune(a[1])) && i+1 < len(args) {
+			i++
+			if a[1] == 'e' {
+				patterns = append(patterns, args[i])
+			}
+		}
+	}
+	return append(patterns, out...)
+}
+
 // observeCommand describes a shell command by its primary segment: an
 // interrupted or failed run, a passing test or build, a move, a deletion,
 // a commit, an install, a file written from the shell, a look around, or
@@ -497,7 +534,7 @@ func movedFiles(n *draft, t *toolEvent, c shellCommand) bool {
 func lookedAt(n *draft, t *toolEvent, c shellCommand, core string, out string) {
 	n.Type = memory.TypeDiscovery
 	name := path.Base(c.words[0])
-	ops := operands(c.args)
+	ops := operandsOf(name, c.args)
 	switch name {
 	case "cat", "head", "tail", "less", "more", "bat", "wc":
 		files := relAll(t, ops)

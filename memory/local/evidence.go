@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // An observation's evidence is a bounded excerpt of the raw event it was
@@ -23,8 +25,10 @@ const (
 	maxEvidenceLine = 240
 )
 
-// evidence builds the excerpt of one tool event.
-func evidence(t *toolEvent) string {
+// evidence builds the excerpt of one tool event. failure, when not nil, is
+// the failed run that an edit fixes: its error lines go into the edit's
+// evidence, so that searching the error finds the fix.
+func evidence(t *toolEvent, failure *memory.Observation) string {
 	var e evidenceBuf
 	if c := strings.TrimSpace(t.in.Command); c != "" {
 		e.line("$ " + oneLine(c))
@@ -68,6 +72,17 @@ func evidence(t *toolEvent) string {
 				if telling(l) {
 					e.line(l)
 				}
+			}
+		}
+	}
+	if failure != nil {
+		budget := e.b.Len() + maxEvidence/3
+		for l := range strings.Lines(failure.Evidence) {
+			if e.b.Len() > budget {
+				break
+			}
+			if l = strings.TrimSpace(l); strings.HasPrefix(l, "$ ") || telling(l) {
+				e.line("after: " + l)
 			}
 		}
 	}

@@ -37,7 +37,7 @@ func observe(ev memory.Event, request string, turn []memory.Observation) (memory
 		ok = observeSearch(n, t)
 	case "Write", "Edit", "MultiEdit", "NotebookEdit", "Save", "write_file", "edit_file", "str_replace":
 		ok = observeEdit(n, t, request, turn)
-	case "Bash", "run_terminal_cmd", "shell":
+	case shellTools[0], shellTools[1], shellTools[2]:
 		ok = observeCommand(n, t, request, turn)
 	case "WebFetch", "WebSearch", "web_search", "fetch":
 		ok = observeWeb(n, t)
@@ -50,6 +50,9 @@ func observe(ev memory.Event, request string, turn []memory.Observation) (memory
 		return memory.Observation{}, false
 	}
 	o := n.Observation
+	if len(o.FilesRead) == 0 && len(o.FilesModified) == 0 && isShellTool(ev.ToolName) {
+		o.FilesRead = outputFiles(t, turn)
+	}
 	o.Title = clip(oneLine(o.Title), maxTitle)
 	o.Subtitle = clip(oneLine(o.Subtitle), maxSubtitle)
 	o.Narrative = clip(o.Narrative, 600)
@@ -61,10 +64,21 @@ func observe(ev memory.Event, request string, turn []memory.Observation) (memory
 	}
 	words = slices.DeleteFunc(words, func(c string) bool { return noiseDirs[c] })
 	o.Concepts = dedupe(append(slices.Clone(n.tags), words...), maxConcepts)
-	o.Evidence = evidence(t)
+	var failure *memory.Observation
+	if o.Type == memory.TypeBugfix && len(o.FilesModified) > 0 {
+		if f := lastFailure(turn); f != nil {
+			failure = f.Observation
+		}
+	}
+	o.Evidence = evidence(t, failure)
 	o.ToolUseID = ev.ToolUseID
 	return o, true
 }
+
+// shellTools are the tools that run a command.
+var shellTools = [...]string{"Bash", "run_terminal_cmd", "shell"}
+
+func isShellTool(name string) bool { return slices.Contains(shellTools[:], name) }
 
 func observeRead(n *draft, t *toolEvent) bool {
 	file := t.rel(firstNonEmpty(t.in.FilePath, t.in.NotebookPath, t.out.File.FilePath, t.out.FilePath, t.in.Path))
