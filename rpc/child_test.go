@@ -21,6 +21,8 @@ func child(mode string) int {
 		return childStdioClose()
 	case "stdio-serve":
 		return childStdioServe()
+	case "daemon":
+		return childDaemon()
 	}
 	fmt.Fprintln(os.Stderr, "unknown child mode", mode)
 	return 2

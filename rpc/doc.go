@@ -18,6 +18,9 @@
 //   - SocketPath, Listen, DialSocket: the per-user socket, 0600 in a 0700
 //     folder, with a peer-uid check; RequireHello and Client.Hello: the
 //     version handshake that must open every socket connection.
+//   - Connect, ConnectConn: how every client reaches the daemon: dial or
+//     start it (DialOrStart, under a start lock), say hello, and dial again
+//     when a dying daemon drops the connection during the hello.
 //   - Forward, Handshake, Stdio: the `mnemo serve` forwarder from an
 //     editor's stdio to the daemon.
 //

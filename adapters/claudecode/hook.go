@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,11 +92,11 @@ func NewEventKey() string {
 //
 // It reads the payload from cfg.Stdin (at most MaxPayloadBytes), maps it
 // with Translate, and calls the daemon within the stage's Budget: it
-// dials the socket of cfg.Home, starting the daemon with
-// cfg.DaemonCommand when the stage may (rpc.DialOrStart, lock
-// <home>/run/start.lock), says hello as rpc.ClientHook and makes the one
-// call. It prints the answer on cfg.Stdout: for SessionStart the context
-// as hookSpecificOutput.additionalContext, for the other stages {}, for
+// connects to the daemon of cfg.Home as rpc.ClientHook, starting it with
+// cfg.DaemonCommand when the stage may (rpc.Connect, lock
+// <home>/run/start.lock), and makes the one call. It prints the answer on
+// cfg.Stdout: for SessionStart the context as
+// hookSpecificOutput.additionalContext, for the other stages {}, for
 // events Mnemo does not handle nothing.
 //
 // On any failure (bad payload, no daemon, deadline, error response) it
@@ -232,35 +231,25 @@ func (h *hook) run(ctx context.Context) {
 	log.Log(ctx, level, "not delivered; spooled", "method", method, "took", time.Since(h.start), "spool", spool, "err", err)
 }
 
-// call makes the stage's call to the daemon, bounded by ctx.
+// call makes the stage's call to the daemon, bounded by ctx. It dials
+// once (Attempts: 1), even when a dying daemon drops the connection during
+// the hello: the stages that spool make up for it.
 func (h *hook) call(ctx context.Context, stage Stage, method string, params, result any) error {
 	if h.cfg.Home == "" {
 		return errors.New("no Mnemo home directory")
 	}
-	sock := rpc.SocketPath(h.cfg.Home)
-	var (
-		nc  net.Conn
-		err error
-	)
-	if stage.StartsDaemon && len(h.cfg.DaemonCommand) > 0 {
-		deadline, _ := ctx.Deadline()
-		nc, err = rpc.DialOrStart(ctx, rpc.StartFor(h.cfg.Home, h.cfg.DaemonCommand, max(time.Until(deadline), time.Millisecond)))
-	} else {
-		nc, err = rpc.DialSocket(ctx, sock)
-	}
-	if err != nil {
-		return err
+	o := rpc.ConnectOptions{Home: h.cfg.Home, Client: rpc.ClientHook, Attempts: 1}
+	if stage.StartsDaemon {
+		o.Command = h.cfg.DaemonCommand
 	}
 	// The deadline bounds every read and write, also a write to a daemon
 	// that stopped reading.
-	if deadline, ok := ctx.Deadline(); ok {
-		_ = nc.SetDeadline(deadline)
+	o.Deadline, _ = ctx.Deadline()
+	c, err := rpc.Connect(ctx, o)
+	if err != nil {
+		return err
 	}
-	c := rpc.NewClient(nc, nil)
 	defer c.Close()
-	if _, err := c.Hello(ctx, rpc.ClientHook); err != nil {
-		return fmt.Errorf("hello: %w", err)
-	}
 	if stage.Event != EventSessionStart {
 		result = nil
 	}

@@ -177,17 +177,7 @@ func (e *env) lastIndexLoad() string {
 
 // dial connects to the daemon's socket and says hello, as a CLI client.
 func (e *env) dial(ctx context.Context) (*rpc.Client, error) {
-	nc, err := rpc.DialSocket(ctx, rpc.SocketPath(e.home))
-	if err != nil {
-		return nil, err
-	}
-	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if _, err := rpc.Handshake(hctx, nc, rpc.ClientCLI); err != nil {
-		nc.Close()
-		return nil, err
-	}
-	return rpc.NewClient(nc, nil), nil
+	return rpc.Connect(ctx, rpc.ConnectOptions{Home: e.home, Client: rpc.ClientCLI})
 }
 
 // status asks the daemon for its status.

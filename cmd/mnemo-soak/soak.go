@@ -131,15 +131,10 @@ func (s *soak) mnemo(ctx context.Context, args ...string) (string, error) {
 func (s *soak) call(ctx context.Context, within time.Duration, method string, params, result any) error {
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
-	nc, err := rpc.DialSocket(ctx, rpc.SocketPath(s.home))
+	cl, err := rpc.Connect(ctx, rpc.ConnectOptions{Home: s.home, Client: rpc.ClientCLI})
 	if err != nil {
 		return err
 	}
-	if _, err := rpc.Handshake(ctx, nc, rpc.ClientCLI); err != nil {
-		nc.Close()
-		return err
-	}
-	cl := rpc.NewClient(nc, nil)
 	defer cl.Close()
 	return cl.Call(ctx, method, params, result)
 }

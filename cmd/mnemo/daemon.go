@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -215,67 +214,28 @@ func (d *Daemon) watchIdle(ctx context.Context, stop context.CancelFunc) {
 	}
 }
 
-// daemonStart says how clients start this home's daemon.
-func daemonStart(home string) (rpc.StartOptions, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return rpc.StartOptions{}, fmt.Errorf("find the mnemo binary: %w", err)
-	}
-	return rpc.StartFor(home, rpc.DaemonCommand(exe, home), 5*time.Second), nil
-}
-
-// dialDaemon connects to the daemon (starting it when start is true) and
-// performs the handshake. A daemon that dies or exits at idle while a
-// client connects resets the connection; the dial is then tried again, so
-// that a new daemon is started (or the socket found gone).
-func dialDaemon(ctx context.Context, home string, log *slog.Logger, client string, start bool) (net.Conn, error) {
-	for attempt := 1; ; attempt++ {
-		nc, err := dialOnce(ctx, home, client, start)
-		if err == nil || attempt == dialAttempts || !connectionLost(err) {
-			return nc, err
-		}
-		log.Debug("daemon connection lost during the handshake; dialing again", "attempt", attempt, "err", err)
-		select {
-		case <-ctx.Done():
-			return nil, err
-		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
-		}
-	}
-}
-
-// dialAttempts bounds the dials of dialDaemon.
-const dialAttempts = 3
-
-func dialOnce(ctx context.Context, home string, client string, start bool) (net.Conn, error) {
-	var (
-		nc  net.Conn
-		err error
-	)
+// connectOptions say how this program reaches the daemon of home as
+// client, starting it with this mnemo binary when start is true.
+func connectOptions(home string, log *slog.Logger, client string, start bool) (rpc.ConnectOptions, error) {
+	o := rpc.ConnectOptions{Home: home, Client: client, Logger: log}
 	if start {
-		var o rpc.StartOptions
-		if o, err = daemonStart(home); err != nil {
-			return nil, err
+		exe, err := os.Executable()
+		if err != nil {
+			return o, fmt.Errorf("find the mnemo binary: %w", err)
 		}
-		nc, err = rpc.DialOrStart(ctx, o)
-	} else {
-		nc, err = rpc.DialSocket(ctx, rpc.SocketPath(home))
+		o.Command = rpc.DaemonCommand(exe, home)
 	}
+	return o, nil
+}
+
+// connectDaemon connects to the daemon of home (rpc.Connect), starting it
+// when start is true.
+func connectDaemon(ctx context.Context, home string, log *slog.Logger, client string, start bool) (*rpc.Client, error) {
+	o, err := connectOptions(home, log, client, start)
 	if err != nil {
 		return nil, err
 	}
-	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if _, err := rpc.Handshake(hctx, nc, client); err != nil {
-		nc.Close()
-		return nil, err
-	}
-	return nc, nil
-}
-
-// connectionLost reports whether err says the other end closed the
-// connection: a daemon that was killed or was exiting.
-func connectionLost(err error) bool {
-	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	return rpc.Connect(ctx, o)
 }
 
 // withDaemon runs fn with a client of the daemon.
@@ -284,21 +244,20 @@ func withDaemon(c *cli.Context, start bool, fn func(context.Context, *rpc.Client
 	if err != nil {
 		return err
 	}
-	nc, err := dialDaemon(c.Context, home, newLogger(c, c.App.ErrWriter), rpc.ClientCLI, start)
+	cl, err := connectDaemon(c.Context, home, newLogger(c, c.App.ErrWriter), rpc.ClientCLI, start)
 	if errors.Is(err, rpc.ErrNoDaemon) {
 		return fmt.Errorf("%w\nNo Mnemo daemon runs for %s; any mnemo command that needs one starts it (e.g. `mnemo status`)", err, home)
 	}
 	if err != nil {
 		return err
 	}
-	cl := rpc.NewClient(nc, nil)
 	defer cl.Close()
 	return fn(c.Context, cl)
 }
 
 // stopDaemon sends the daemon SIGTERM and waits for its socket to go.
 func stopDaemon(ctx context.Context, home string, out interface{ Write([]byte) (int, error) }) error {
-	nc, err := dialDaemon(ctx, home, slog.New(slog.DiscardHandler), rpc.ClientCLI, false)
+	cl, err := connectDaemon(ctx, home, slog.New(slog.DiscardHandler), rpc.ClientCLI, false)
 	if errors.Is(err, rpc.ErrNoDaemon) {
 		fmt.Fprintln(out, "no daemon running")
 		return nil
@@ -306,7 +265,6 @@ func stopDaemon(ctx context.Context, home string, out interface{ Write([]byte) (
 	if err != nil {
 		return err
 	}
-	cl := rpc.NewClient(nc, nil)
 	var st struct {
 		PID int `json:"pid"`
 	}

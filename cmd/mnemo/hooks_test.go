@@ -327,14 +327,10 @@ func TestDaemonKilledWithQueuedEvents(t *testing.T) {
 	first := daemonStatus(t, env)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	nc, err := rpc.DialSocket(ctx, rpc.SocketPath(env.home))
+	cl, err := rpc.Connect(ctx, rpc.ConnectOptions{Home: env.home, Client: rpc.ClientCLI})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rpc.Handshake(ctx, nc, rpc.ClientCLI); err != nil {
-		t.Fatal(err)
-	}
-	cl := rpc.NewClient(nc, nil)
 	const events = 500
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)

@@ -42,8 +42,8 @@ func mcpCommand() *cli.Command {
 			defer f.Close()
 			log := newLogger(c, f).With("pid", os.Getpid())
 
-			dc := mcp.NewDaemonClient(func(ctx context.Context) (io.ReadWriteCloser, error) {
-				return dialDaemon(ctx, home, log, rpc.ClientMCP, true)
+			dc := mcp.NewDaemonClient(func(ctx context.Context) (*rpc.Client, error) {
+				return connectDaemon(ctx, home, log, rpc.ClientMCP, true)
 			}, log)
 			defer dc.Close()
 			// Warm the daemon before the first tool call; a failure here is

@@ -90,7 +90,11 @@ func serveConn(ctx context.Context, m *Main, rwc io.ReadWriteCloser) error {
 // serveForwarded forwards the editor's connection to the daemon, starting
 // the daemon when needed.
 func serveForwarded(ctx context.Context, home string, log *slog.Logger, rwc io.ReadWriteCloser) error {
-	d, err := dialDaemon(ctx, home, log, "serve", true)
+	o, err := connectOptions(home, log, rpc.ClientServe, true)
+	if err != nil {
+		return err
+	}
+	d, err := rpc.ConnectConn(ctx, o)
 	if err != nil {
 		return err
 	}

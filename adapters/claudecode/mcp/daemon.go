@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"sync"
 
@@ -33,21 +32,22 @@ var ErrDaemonUnreachable = errors.New("the Mnemo daemon is unreachable")
 // have no effect, a save of the same text is stored once, and forgetting
 // twice removes nothing more.
 type DaemonClient struct {
-	dial func(context.Context) (io.ReadWriteCloser, error)
-	log  *slog.Logger
+	connect func(context.Context) (*rpc.Client, error)
+	log     *slog.Logger
 
 	mu     sync.Mutex
 	cl     *rpc.Client
 	closed bool
 }
 
-// NewDaemonClient returns a client that connects with dial, which must
-// return a connection ready for calls (handshake done). log may be nil.
-func NewDaemonClient(dial func(context.Context) (io.ReadWriteCloser, error), log *slog.Logger) *DaemonClient {
+// NewDaemonClient returns a client that connects with connect, which must
+// return a client ready for calls (rpc.Connect: handshake done). log may
+// be nil.
+func NewDaemonClient(connect func(context.Context) (*rpc.Client, error), log *slog.Logger) *DaemonClient {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &DaemonClient{dial: dial, log: log}
+	return &DaemonClient{connect: connect, log: log}
 }
 
 // Connect makes sure a connection is open, dialing when there is none. A
@@ -114,11 +114,11 @@ func (d *DaemonClient) client(ctx context.Context) (*rpc.Client, error) {
 			return d.cl, nil
 		}
 	}
-	rwc, err := d.dial(ctx)
+	cl, err := d.connect(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrDaemonUnreachable, err)
 	}
-	d.cl = rpc.NewClient(rwc, nil)
+	d.cl = cl
 	d.log.Info("connected to the daemon")
 	return d.cl, nil
 }

@@ -2,10 +2,8 @@ package mcp_test
 
 import (
 	"context"
-	"io"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -15,12 +13,13 @@ import (
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
-// socketServer serves mem's methods on a Unix socket until stopped, as
-// the daemon does (one connection per client; stopping closes them all).
+// socketServer serves mem's methods on the socket of home until stopped,
+// as the daemon does (the hello first; one connection per client; stopping
+// closes them all).
 type socketServer struct {
 	t    *testing.T
 	mem  *store.Memory
-	path string
+	home string
 	stop func()
 }
 
@@ -31,7 +30,7 @@ func newSocketServer(t *testing.T, mem *store.Memory) *socketServer {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	s := &socketServer{t: t, mem: mem, path: filepath.Join(dir, "d.sock")}
+	s := &socketServer{t: t, mem: mem, home: dir}
 	t.Cleanup(func() {
 		if s.stop != nil {
 			s.stop()
@@ -42,7 +41,7 @@ func newSocketServer(t *testing.T, mem *store.Memory) *socketServer {
 
 func (s *socketServer) start() {
 	s.t.Helper()
-	ln, err := net.Listen("unix", s.path)
+	ln, err := rpc.Listen(rpc.SocketPath(s.home))
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -51,7 +50,7 @@ func (s *socketServer) start() {
 	go func() {
 		defer close(done)
 		rpc.ServeListener(ctx, ln, func(ctx context.Context, nc net.Conn) {
-			c := rpc.Serve(ctx, nc, memoryMux(s.mem).Handler())
+			c := rpc.Serve(ctx, nc, rpc.RequireHello(memoryMux(s.mem).Handler(), "test", nil))
 			select {
 			case <-c.Done():
 			case <-ctx.Done():
@@ -75,10 +74,9 @@ func TestDaemonClientReconnects(t *testing.T) {
 	srvSock := newSocketServer(t, mem)
 	srvSock.start()
 	var dials atomic.Int32
-	dc := mcp.NewDaemonClient(func(ctx context.Context) (io.ReadWriteCloser, error) {
+	dc := mcp.NewDaemonClient(func(ctx context.Context) (*rpc.Client, error) {
 		dials.Add(1)
-		var d net.Dialer
-		return d.DialContext(ctx, "unix", srvSock.path)
+		return rpc.Connect(ctx, rpc.ConnectOptions{Home: srvSock.home, Client: rpc.ClientMCP})
 	}, nil)
 	t.Cleanup(func() { dc.Close() })
 	cs := connect(t, mcp.NewServer(dc, mcp.Options{Cwd: projectDir(t, "billing-api")}))

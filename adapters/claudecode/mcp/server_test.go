@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/rpc"
 )
 
 // TestTools checks what a client sees before calling anything: the five
@@ -429,7 +429,7 @@ func TestRowBudget(t *testing.T) {
 // daemon: it says so, says what to do, and the next call tries again.
 func TestDaemonUnreachable(t *testing.T) {
 	var dials int
-	dc := mcp.NewDaemonClient(func(ctx context.Context) (io.ReadWriteCloser, error) {
+	dc := mcp.NewDaemonClient(func(ctx context.Context) (*rpc.Client, error) {
 		dials++
 		return nil, errors.New("dial unix /run/mnemo.sock: connect: no such file or directory")
 	}, nil)
