@@ -12,6 +12,9 @@ import (
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
+// cmd/mnemo's tests run a copy of main as their mnemo-hook (hookMain in
+// cmd/mnemo/testmain_test.go); TestHookMainMatchesMnemoHook fails when
+// the two differ.
 func main() {
 	cfg := claudecode.HookConfig{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now}
 	if len(os.Args) > 1 {

@@ -238,50 +238,6 @@ func logsOf(env *testEnv) string {
 	return string(b)
 }
 
-// The context comes back through the hook: SessionStart's additionalContext
-// names what an earlier session did.
-func TestHookSessionStartInjectsContext(t *testing.T) {
-	env := newTestEnv(t)
-	t.Cleanup(func() { stopDaemon(t, env) })
-	base := map[string]any{"session_id": "cc-ctx-1", "cwd": env.project}
-	with := func(kv ...any) map[string]any {
-		m := map[string]any{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for i := 0; i < len(kv); i += 2 {
-			m[kv[i].(string)] = kv[i+1]
-		}
-		return m
-	}
-	runHook(env, "SessionStart", with("source", "startup"))
-	runHook(env, "UserPromptSubmit", with("prompt", "fix the invoice rounding"))
-	runHook(env, "PostToolUse", toolPayload(env, "cc-ctx-1", "billing/rounding.go"))
-	runHook(env, "Stop", with("last_assistant_message", "Rounding fixed in billing/rounding.go."))
-	runHook(env, "SessionEnd", with("reason", "other"))
-	waitObservations(t, env, 1, 20*time.Second)
-	r := runHook(env, "SessionStart", map[string]any{"session_id": "cc-ctx-2", "cwd": env.project, "source": "startup"})
-	var out struct {
-		HookSpecificOutput struct {
-			HookEventName     string `json:"hookEventName"`
-			AdditionalContext string `json:"additionalContext"`
-		} `json:"hookSpecificOutput"`
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatalf("hook output %q: %v", r.stdout, err)
-	}
-	ctx := out.HookSpecificOutput.AdditionalContext
-	if out.HookSpecificOutput.HookEventName != "SessionStart" || !strings.Contains(ctx, "<mnemo-context") || !strings.Contains(ctx, "billing/rounding.go") {
-		t.Fatalf("SessionStart output = %s", r.stdout)
-	}
-	sessions := mnemo(t, env, "sessions")
-	for _, want := range []string{"cc-ctx-1", "cc-ctx-2", "completed"} {
-		if !strings.Contains(sessions, want) {
-			t.Errorf("mnemo sessions lacks %q:\n%s", want, sessions)
-		}
-	}
-}
-
 // A daemon that dies while a command connects resets the connection during
 // the handshake; the command dials again, starts a new daemon and answers.
 // Here the dying daemon is a listener that resets its one connection, then

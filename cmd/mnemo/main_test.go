@@ -1,49 +1,14 @@
 package main_test
 
 import (
-	"flag"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
 
-// mnemoBin and hookBin are the binaries built from this tree for the
-// tests, side by side (the hook starts the mnemo next to it). mnemo has the
-// race detector, so the daemon's concurrency is checked too.
-var mnemoBin, hookBin string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "mnemo-bin-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	mnemoBin = filepath.Join(dir, "mnemo")
-	race := []string{"-race"}
-	if flag.Parse(); flag.Lookup("test.bench").Value.String() != "" {
-		race = nil // benchmarks measure the binary users run
-	}
-	build := exec.Command("go", append(append([]string{"build"}, race...), "-o", mnemoBin, ".")...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build mnemo:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	hookBin = filepath.Join(dir, "mnemo-hook")
-	build = exec.Command("go", "build", "-o", hookBin, "../mnemo-hook")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build mnemo-hook:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+// mnemoBin and hookBin are the commands TestMain registers: this test
+// binary, found on $PATH.
+const mnemoBin, hookBin = "mnemo", "mnemo-hook"
 
 // testEnv is a private HOME, MNEMO_HOME and project folder (a git
 // repository named billing-api) for one test.

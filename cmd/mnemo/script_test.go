@@ -1,0 +1,107 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestScripts runs the command-line scripts in testdata/script: one txtar
+// per command people meet, its comment saying what it proves. `mnemo` and
+// `mnemo-hook` are this test binary (TestMain). `go test ./cmd/mnemo -run
+// Scripts -update` rewrites the expected files that `cmp` compares with.
+//
+// Every script gets its own HOME ($WORK, so Claude Code's settings are
+// $WORK/.claude/settings.json) and MNEMO_HOME ($WORK/mnemo), no embedding
+// model (search ranks the same on every machine), TZ=UTC, and the
+// command `waitidle [n]`. Daemons a script leaves running are stopped after
+// it.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		Setup:               setupScript,
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitidle": waitIdleCmd},
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+	})
+}
+
+func setupScript(e *testscript.Env) error {
+	home := filepath.Join(e.WorkDir, "mnemo")
+	e.Setenv("HOME", e.WorkDir)
+	e.Setenv("MNEMO_HOME", home)
+	e.Setenv("MNEMO_MODELS", filepath.Join(e.WorkDir, "no-models"))
+	e.Setenv("MNEMO_IDLE_TIMEOUT", "2m")
+	e.Setenv("TZ", "UTC")
+	// A race-enabled binary sleeps a second at exit unless told not to.
+	e.Setenv("GORACE", strings.TrimSpace(e.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	env := append([]string(nil), e.Vars...)
+	e.Defer(func() {
+		// The daemons of $MNEMO_HOME and of any other home the script
+		// made under $WORK (a folder with a db).
+		homes := []string{home}
+		dbs, _ := filepath.Glob(filepath.Join(e.WorkDir, "*", "db"))
+		for _, db := range dbs {
+			if h := filepath.Dir(db); h != home {
+				homes = append(homes, h)
+			}
+		}
+		var wg sync.WaitGroup
+		for _, h := range homes {
+			wg.Go(func() {
+				cmd := exec.Command(mnemoBin, "--home", h, "daemon", "stop")
+				cmd.Env = env
+				if out, err := cmd.CombinedOutput(); err != nil {
+					e.T().Log("stop the daemon of ", h, ": ", err, "\n", string(out))
+				}
+			})
+		}
+		wg.Wait()
+	})
+	return nil
+}
+
+// waitIdleCmd is `waitidle [n]`: wait until the daemon of $MNEMO_HOME
+// (started if none runs) holds at least n observations and has nothing
+// queued, or fail after 30 s.
+func waitIdleCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 1 {
+		ts.Fatalf("usage: waitidle [observations]")
+	}
+	want := 0
+	if len(args) == 1 {
+		n, err := strconv.Atoi(args[0])
+		ts.Check(err)
+		want = n
+	}
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "MNEMO_HOME", "MNEMO_MODELS", "MNEMO_IDLE_TIMEOUT", "TMPDIR", "TZ", "GORACE"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	var st status
+	deadline := time.Now().Add(30 * time.Second)
+	for delay := 10 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
+		cmd := exec.Command(mnemoBin, "status", "--json")
+		cmd.Env = env
+		cmd.Dir = ts.MkAbs(".")
+		out, err := cmd.Output()
+		if err != nil {
+			ts.Fatalf("mnemo status --json: %v", err)
+		}
+		ts.Check(json.Unmarshal(out, &st))
+		if st.Counts.Observations >= want && st.Counts.Queued == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("after 30s: %+v, want %d observations and an empty queue", st.Counts, want)
+		}
+		time.Sleep(delay)
+	}
+}
