@@ -111,13 +111,19 @@ func TestRetrievalEval(t *testing.T) {
 }
 
 // Floors of hybrid recall@5, and of its lead over grep, a little under what
-// was measured. USE-Lite measured 0.861 (grep 0.769): its misses are
+// was measured. USE-Lite measured 0.861 (grep 0.769) before the relevance
+// floor, 0.847 with it: its misses are
 // paraphrases whose answer no ranking puts in the top 5 (its vector ranking
 // alone finds 0.57 of the paraphrase answers). The hashing embedder measured
-// 0.775, as much as BM25 alone, which it may not fall under.
+// 0.775, as much as BM25 alone, before the relevance floor (index.go's
+// floorCoverage), which costs this set, written from observations and with
+// no unanswerable question, 2.7 points (0.748): a guess that shares one
+// common word with the question is no longer shown. The held-out replay
+// splits of cmd/mnemo-eval are the measure of recall now; this set guards
+// against regressions.
 const (
-	useHybridFloor   = 0.85
-	useHybridMargin  = 0.08
-	hashHybridFloor  = 0.75
-	hashHybridMargin = 0.0
+	useHybridFloor   = 0.84
+	useHybridMargin  = 0.07
+	hashHybridFloor  = 0.74
+	hashHybridMargin = -0.03
 )

@@ -158,8 +158,31 @@ func TestIndexHybridRanks(t *testing.T) {
 	if hits[0].KeywordRank != 1 || hits[0].VectorRank != 1 {
 		t.Errorf("best hit ranks: keyword %d vector %d, want 1 and 1", hits[0].KeywordRank, hits[0].VectorRank)
 	}
-	if len(hits) != 6 {
-		t.Errorf("%d hits, want all 6: the vector ranking reaches every document", len(hits))
+	// The relevance floor: documents that hold none of the query's words
+	// and are not close to it in meaning are left out.
+	for _, h := range hits {
+		if h.ID == 3 || h.ID == 5 {
+			t.Errorf("hit %d shares nothing with the query: %+v", h.ID, hits)
+		}
+	}
+	if all := search(t, ix, vector.Query{Text: "session token expired handleLoginRequest", Mode: vector.Vector}); len(all) != 6 {
+		t.Errorf("vector search: %d hits, want all 6: it has no floor", len(all))
+	}
+}
+
+// A question that nothing answers returns nothing from keyword and hybrid
+// search, though its words are common ones some documents hold.
+func TestIndexRelevanceFloor(t *testing.T) {
+	ix := newTestIndex(t, vector.NewHashEmbedder(), sampleDocs()...)
+	for _, mode := range []vector.Mode{vector.Hybrid, vector.Keyword} {
+		hits := search(t, ix, vector.Query{Text: "how do we rotate the kubernetes cluster certificates before they expire", Mode: mode})
+		if len(hits) != 0 {
+			t.Errorf("%s: %d hits for a question nothing answers: %+v", mode, len(hits), hits)
+		}
+		hits = search(t, ix, vector.Query{Text: "unique constraint SQLSTATE 23505", Mode: mode})
+		if len(hits) == 0 || hits[0].ID != 2 {
+			t.Errorf("%s: %+v, want 2 first", mode, hits)
+		}
 	}
 }
 
@@ -348,11 +371,11 @@ func TestIndexFiltersBeforeCut(t *testing.T) {
 			Title: "cache invalidation on price change", Text: "the product cache is invalidated whenever a price changes"}
 		if i%50 == 0 {
 			d.Type = "decision"
-			d.Title, d.Text = "cache policy", "we decided how long entries live"
+			d.Title, d.Text = "cache policy", "we decided how long entries live once a price is invalidated"
 		}
 		docs = append(docs, d)
 	}
-	docs = append(docs, vector.Doc{ID: 1000, Project: "small", Type: "change", Title: "cache warmup", Text: "warm the cache at start"})
+	docs = append(docs, vector.Doc{ID: 1000, Project: "small", Type: "change", Title: "cache warmup", Text: "warm the cache at start, and again once a price is invalidated"})
 	ix := newTestIndex(t, vector.NewHashEmbedder(), docs...)
 	for _, mode := range []vector.Mode{vector.Hybrid, vector.Keyword, vector.Vector} {
 		t.Run(mode.String(), func(t *testing.T) {

@@ -28,7 +28,7 @@ var Version = "0.1.0-dev"
 // Run runs the mnemo command line with args and returns the exit status.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, flagsFirst(app, args))
 	var code exitCode
 	switch {
 	case err == nil:

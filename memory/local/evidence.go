@@ -17,12 +17,14 @@ import (
 //
 // Within maxEvidence bytes, in this order: the command or the search
 // pattern; for a change, the identifiers it added and removed and the lines
-// it changed; for output, every error, warning and test line; then the
-// distinct identifiers, paths and codes of the event that are not in it
-// yet, identifier-like ones first.
+// it changed; for output, the error, warning and test lines — these lines
+// take at most maxEvidenceLines bytes, since keyword search reads words,
+// not lines —; then the distinct identifiers, paths and codes of the event
+// that are not in it yet, identifier-like ones first, then other words.
 const (
-	maxEvidence     = 2048
-	maxEvidenceLine = 240
+	maxEvidence      = 2048
+	maxEvidenceLines = 1100
+	maxEvidenceLine  = 240
 )
 
 // evidence builds the excerpt of one tool event. failure, when not nil, is
@@ -90,13 +92,25 @@ func evidence(t *toolEvent, failure *memory.Observation) string {
 		e.term(t.rel(f))
 	}
 	// What is left of the budget goes to the event's distinct terms.
-	for _, s := range []string{newText, oldText, out, t.out.File.Content, t.in.Description, t.in.Prompt} {
+	// Identifiers of everything the event holds; plain words only of what
+	// it did (the command, the change, the output), since the words of a
+	// whole file read or edited would match every question about anything.
+	for _, s := range []string{t.in.Command, t.in.Pattern, newText, oldText, out, t.out.File.Content, t.in.Description, t.in.Prompt, t.in.URL, original(t)} {
 		e.terms(s, true)
 	}
-	for _, s := range []string{newText, oldText, out, t.out.File.Content} {
+	for _, s := range []string{t.in.Command, newText, oldText, t.output()} {
 		e.terms(s, false)
 	}
 	return strings.TrimSpace(e.b.String())
+}
+
+// original is the file an edit changed, as it was before, when the
+// response carries it: what the edit's author saw around the change.
+func original(t *toolEvent) string {
+	if t.out.OriginalFile == nil {
+		return ""
+	}
+	return *t.out.OriginalFile
 }
 
 // changeOf returns the text an edit replaced and the text it wrote, from
@@ -288,7 +302,7 @@ func (e *evidenceBuf) line(l string) {
 	if e.has[l] {
 		return
 	}
-	if e.b.Len()+len(l)+1 > maxEvidence {
+	if e.b.Len()+len(l)+1 > maxEvidenceLines {
 		return // a shorter line may still fit
 	}
 	e.remember(l)

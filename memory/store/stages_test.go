@@ -290,7 +290,10 @@ func TestSearchTimelineGetForget(t *testing.T) {
 	if got := search(memory.SearchParams{Query: "tax rounding cart"}); len(got) == 0 || got[0] != ids[3] {
 		t.Fatalf("query hits = %v, want %d first", got, ids[3])
 	}
-	if got := search(memory.SearchParams{Query: "tax rounding", Project: "blog"}); len(got) != 1 || got[0] != ids[2] {
+	if got := search(memory.SearchParams{Query: "kubernetes certificates rotation"}); len(got) != 0 {
+		t.Fatalf("a query nothing answers returns %v, want nothing", got)
+	}
+	if got := search(memory.SearchParams{Query: "tax rounding tables", Project: "blog"}); len(got) != 1 || got[0] != ids[2] {
 		t.Fatalf("a query keeps the project filter: hits = %v", got)
 	}
 	tl, err := m.Timeline(ctx, memory.TimelineParams{Anchor: json.RawMessage(`` + jsonNum(ids[1])), Before: 1, After: 1})

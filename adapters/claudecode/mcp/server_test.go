@@ -175,10 +175,10 @@ func TestWorkflow(t *testing.T) {
 			top  uint64   // the best hit of a query
 		}{
 			// A query ranks (keywords and meaning together); filters select.
-			{"query", map[string]any{"query": "PDF renderer fonts"}, all, fonts.ID},
+			{"query", map[string]any{"query": "PDF renderer fonts"}, []uint64{round.ID, fonts.ID}, fonts.ID},
 			{"query in a project", map[string]any{"query": "staging deploys", "project": "ops-repo"}, []uint64{deploy.ID}, deploy.ID},
 			{"query and a type", map[string]any{"query": "PDF", "types": []string{"decision"}}, []uint64{round.ID}, round.ID},
-			{"nulls are absent", map[string]any{"query": "staging cluster deploys", "project": nil, "types": nil}, all, deploy.ID},
+			{"nulls are absent", map[string]any{"query": "staging cluster deploys", "project": nil, "types": nil}, []uint64{deploy.ID}, deploy.ID},
 			{"project", map[string]any{"project": "ops-repo"}, []uint64{deploy.ID}, 0},
 			{"types", map[string]any{"types": []string{"decision"}}, []uint64{round.ID}, 0},
 			{"files", map[string]any{"files": []string{"pdf.go"}}, []uint64{fonts.ID}, 0},

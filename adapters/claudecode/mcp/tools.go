@@ -516,6 +516,13 @@ func FormatObservation(o *memory.Observation) string {
 			fmt.Fprintf(&b, "%s: %s\n", l.label, strings.Join(l.items, ", "))
 		}
 	}
+	if o.Evidence != "" {
+		b.WriteString("\nEvidence (from the event):\n")
+		for l := range strings.Lines(strings.TrimRight(o.Evidence, "\n")) {
+			fmt.Fprintf(&b, "  %s", l)
+		}
+		b.WriteString("\n")
+	}
 	return b.String()
 }
 
