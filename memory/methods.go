@@ -1,9 +1,9 @@
 package memory
 
 // The JSON-RPC methods of the daemon (DESIGN §3), named once for both ends:
-// cmd/mnemo registers them, and every client (the hook, the CLI, MCP, the
-// benchmarks) calls them by these names. The params and results are the
-// types of this package named beside each.
+// cmd/mnemo registers them, and every client calls them by these names: the
+// hook directly, the CLI, MCP and the benchmarks through memory/client. The
+// params and results are the types of this package named beside each.
 const (
 	// The five stages.
 	MethodSessionStart     = "mnemo/sessionStart"     // SessionStartParams → ContextResult

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -81,8 +82,7 @@ func (e *env) waitServing(ctx context.Context, d *daemon, within time.Duration) 
 	defer cancel()
 	for {
 		if cl, err := e.dial(ctx); err == nil {
-			var st memory.Status
-			err = cl.Call(ctx, memory.MethodStatus, nil, &st)
+			_, err = client.New(cl).Status(ctx)
 			cl.Close()
 			if err == nil {
 				return nil
@@ -187,9 +187,7 @@ func (e *env) status(ctx context.Context) (memory.Status, error) {
 		return memory.Status{}, err
 	}
 	defer cl.Close()
-	var st memory.Status
-	err = cl.Call(ctx, memory.MethodStatus, nil, &st)
-	return st, err
+	return client.New(cl).Status(ctx)
 }
 
 // search runs one search, as a client that just connected.
@@ -199,8 +197,7 @@ func (e *env) search(ctx context.Context, q query) error {
 		return err
 	}
 	defer cl.Close()
-	var sr memory.SearchResult
-	if err := cl.Call(ctx, memory.MethodSearch, memory.SearchParams{Query: q.Text, Project: q.Project, Limit: 20}, &sr); err != nil {
+	if _, err := client.New(cl).Search(ctx, memory.SearchParams{Query: q.Text, Project: q.Project, Limit: 20}); err != nil {
 		return fmt.Errorf("search %q: %w", q.Text, err)
 	}
 	return nil

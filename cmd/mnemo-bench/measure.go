@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -482,19 +483,16 @@ func measureSize(ctx context.Context, log *slog.Logger, e *env, ds *dataSet, o s
 		res.embedder = st.Embedder
 	}
 
-	cl, err := e.dial(ctx)
+	rc, err := e.dial(ctx)
 	if err != nil {
 		return res, err
 	}
-	defer cl.Close()
-	call := func(method string, params, result any) (time.Duration, error) {
-		t0 := time.Now()
-		err := cl.Call(ctx, method, params, result)
-		return time.Since(t0), err
-	}
+	defer rc.Close()
+	cl := client.New(rc)
 	for i, q := range append(ds.queries[:10:10], ds.queries...) {
-		var sr memory.SearchResult
-		took, err := call(memory.MethodSearch, memory.SearchParams{Query: q.Text, Project: q.Project, Limit: 20}, &sr)
+		t0 := time.Now()
+		sr, err := cl.Search(ctx, memory.SearchParams{Query: q.Text, Project: q.Project, Limit: 20})
+		took := time.Since(t0)
 		if err != nil {
 			return res, fmt.Errorf("search %q: %w", q.Text, err)
 		}
@@ -508,10 +506,11 @@ func measureSize(ctx context.Context, log *slog.Logger, e *env, ds *dataSet, o s
 	var bytesSeen []int
 	for i := range 10 + o.calls {
 		p := projects[i%len(projects)]
-		var cr memory.ContextResult
-		took, err := call(memory.MethodSessionStart, memory.SessionStartParams{
+		t0 := time.Now()
+		cr, err := cl.SessionStart(ctx, memory.SessionStartParams{
 			ContentSessionID: fmt.Sprintf("bench-start-%d-%05d", ds.n, i), Cwd: "/home/dev/src/" + p.name, Source: "startup", Platform: "claude-code",
-		}, &cr)
+		})
+		took := time.Since(t0)
 		if err != nil {
 			return res, fmt.Errorf("sessionStart: %w", err)
 		}
@@ -519,7 +518,9 @@ func measureSize(ctx context.Context, log *slog.Logger, e *env, ds *dataSet, o s
 			res.sessionStart = append(res.sessionStart, took)
 			bytesSeen = append(bytesSeen, cr.Bytes)
 		}
-		took, err = call(memory.MethodContext, memory.ContextParams{Project: p.name}, &cr)
+		t0 = time.Now()
+		_, err = cl.Context(ctx, memory.ContextParams{Project: p.name})
+		took = time.Since(t0)
 		if err != nil {
 			return res, fmt.Errorf("context: %w", err)
 		}

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
-	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -127,22 +127,22 @@ func (s *soak) mnemo(ctx context.Context, args ...string) (string, error) {
 }
 
 // call calls a method of the running daemon over its socket, without
-// starting one.
-func (s *soak) call(ctx context.Context, within time.Duration, method string, params, result any) error {
+// starting one, e.g. call(ctx, s, time.Minute, (*client.Client).Doctor).
+func call[R any](ctx context.Context, s *soak, within time.Duration, method func(*client.Client, context.Context) (R, error)) (R, error) {
 	ctx, cancel := context.WithTimeout(ctx, within)
 	defer cancel()
 	cl, err := rpc.Connect(ctx, rpc.ConnectOptions{Home: s.home, Client: rpc.ClientCLI})
 	if err != nil {
-		return err
+		var zero R
+		return zero, err
 	}
 	defer cl.Close()
-	return cl.Call(ctx, method, params, result)
+	return method(client.New(cl), ctx)
 }
 
 // daemonPID asks the running daemon for its pid, without starting one.
 func (s *soak) daemonPID(ctx context.Context) (int, error) {
-	var st memory.Status
-	err := s.call(ctx, 3*time.Second, memory.MethodStatus, nil, &st)
+	st, err := call(ctx, s, 3*time.Second, (*client.Client).Status)
 	return st.PID, err
 }
 

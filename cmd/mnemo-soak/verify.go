@@ -16,6 +16,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
 )
 
 // report is what a run did and found.
@@ -97,10 +98,8 @@ func (s *soak) verify(ctx context.Context) (*report, error) {
 	if err != nil {
 		return nil, err
 	}
-	var doc struct {
-		Problems []memory.Problem `json:"problems"`
-	}
-	if err := s.call(ctx, time.Minute, memory.MethodDoctor, nil, &doc); err != nil {
+	doc, err := call(ctx, s, time.Minute, (*client.Client).Doctor)
+	if err != nil {
 		return nil, fmt.Errorf("mnemo/doctor: %w", err)
 	}
 	for _, p := range doc.Problems {

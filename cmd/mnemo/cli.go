@@ -14,18 +14,21 @@ import (
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
 var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
 
-// call runs one method on the daemon (starting it when needed) and prints
-// the result: JSON with --json, else through text.
-func call[R any](c *cli.Context, method string, params any, text func(io.Writer, *R) error) error {
-	return withDaemon(c, true, func(ctx context.Context, cl *rpc.Client) error {
-		var res R
-		if err := cl.Call(ctx, method, params, &res); err != nil {
+// call runs one method of the daemon (starting it when needed), given as
+// a method expression such as (*client.Client).Sessions, or bound to its
+// params with bind, and prints the result: JSON with --json, else through
+// text.
+func call[R any](c *cli.Context, method func(*client.Client, context.Context) (R, error), text func(io.Writer, *R) error) error {
+	return withDaemon(c, true, func(ctx context.Context, cl *client.Client) error {
+		res, err := method(cl, ctx)
+		if err != nil {
 			return err
 		}
 		if c.Bool("json") {
@@ -35,6 +38,12 @@ func call[R any](c *cli.Context, method string, params any, text func(io.Writer,
 		}
 		return text(c.App.Writer, &res)
 	})
+}
+
+// bind binds a method of the client to its params for call, e.g.
+// bind((*client.Client).Search, p).
+func bind[P, R any](method func(*client.Client, context.Context, P) (R, error), p P) func(*client.Client, context.Context) (R, error) {
+	return func(cl *client.Client, ctx context.Context) (R, error) { return method(cl, ctx, p) }
 }
 
 func searchCommand() *cli.Command {
@@ -64,7 +73,7 @@ func searchCommand() *cli.Command {
 			if t := c.Timestamp("until"); t != nil {
 				p.Until = *t
 			}
-			return call(c, memory.MethodSearch, p, func(w io.Writer, r *memory.SearchResult) error {
+			return call(c, bind((*client.Client).Search, p), func(w io.Writer, r *memory.SearchResult) error {
 				if len(r.Hits) == 0 {
 					fmt.Fprintln(w, "no matches")
 					return nil
@@ -105,7 +114,7 @@ func timelineCommand() *cli.Command {
 				anchor, _ = json.Marshal(n)
 			}
 			p := memory.TimelineParams{Anchor: anchor, Before: c.Int("before"), After: c.Int("after"), Project: c.String("project")}
-			return call(c, memory.MethodTimeline, p, func(w io.Writer, r *memory.TimelineResult) error {
+			return call(c, bind((*client.Client).Timeline, p), func(w io.Writer, r *memory.TimelineResult) error {
 				for _, o := range r.Observations {
 					mark := " "
 					if o.ID == r.AnchorID {
@@ -134,7 +143,7 @@ func getCommand() *cli.Command {
 				}
 				ids = append(ids, n)
 			}
-			return call(c, memory.MethodGetObservations, memory.IDsParams{IDs: ids}, func(w io.Writer, r *memory.ObservationsResult) error {
+			return call(c, bind((*client.Client).GetObservations, memory.IDsParams{IDs: ids}), func(w io.Writer, r *memory.ObservationsResult) error {
 				for i, o := range r.Observations {
 					if i > 0 {
 						fmt.Fprintln(w)
@@ -160,7 +169,7 @@ func contextCommand() *cli.Command {
 			if p.Project == "" && p.Cwd == "" {
 				p.Cwd = mustGetwd()
 			}
-			return call(c, memory.MethodContext, p, func(w io.Writer, r *memory.ContextResult) error {
+			return call(c, bind((*client.Client).Context, p), func(w io.Writer, r *memory.ContextResult) error {
 				_, err := io.WriteString(w, r.Context)
 				return err
 			})
@@ -174,7 +183,7 @@ func sessionsCommand() *cli.Command {
 		Usage: "list sessions with both ids and their state",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return call(c, memory.MethodSessions, nil, func(w io.Writer, r *memory.SessionsResult) error {
+			return call(c, (*client.Client).Sessions, func(w io.Writer, r *memory.SessionsResult) error {
 				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tCONTENT SESSION\tMEMORY SESSION\tPROJECT\tPLATFORM\tPROMPTS\tSTATUS\tFORCE INIT\tSTARTED")
 				for _, s := range r.Sessions {
@@ -199,22 +208,12 @@ func statusCommand() *cli.Command {
 		Usage: "show the daemon's state (starting it when needed)",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			return withDaemon(c, true, func(ctx context.Context, cl *rpc.Client) error { return printStatus(c, cl) })
+			return call(c, (*client.Client).Status, printStatus)
 		},
 	}
 }
 
-func printStatus(c *cli.Context, cl *rpc.Client) error {
-	var st memory.Status
-	if err := cl.Call(c.Context, memory.MethodStatus, nil, &st); err != nil {
-		return err
-	}
-	w := c.App.Writer
-	if c.Bool("json") {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
-	}
+func printStatus(w io.Writer, st *memory.Status) error {
 	fmt.Fprintf(w, "daemon       running (pid %d), Mnemo %s, protocol %d\n", st.PID, st.Version, st.ProtocolVersion)
 	fmt.Fprintf(w, "data         %s\n", st.DataDir)
 	fmt.Fprintf(w, "memory       %d observations, %d summaries, %d sessions, %d prompts\n", st.Counts.Observations, st.Counts.Summaries, st.Counts.Sessions, st.Counts.Prompts)
@@ -263,7 +262,7 @@ func doctorCommand() *cli.Command {
 			} else {
 				fmt.Fprintf(w, "agent        %s ok\n", cfg.Agent)
 			}
-			err = call(c, memory.MethodDoctor, nil, func(w io.Writer, r *memory.DoctorResult) error {
+			err = call(c, (*client.Client).Doctor, func(w io.Writer, r *memory.DoctorResult) error {
 				if len(r.Problems) == 0 {
 					fmt.Fprintln(w, "invariants   ok: every observation's memory session is registered to its session, no memory session is shared, no queue entry is stale")
 					return nil

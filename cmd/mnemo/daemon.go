@@ -17,7 +17,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
-	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -60,8 +60,12 @@ func daemonCommand() *cli.Command {
 				Name:  "status",
 				Usage: "say whether the daemon runs, and its state",
 				Action: func(c *cli.Context) error {
-					return withDaemon(c, false, func(ctx context.Context, cl *rpc.Client) error {
-						return printStatus(c, cl)
+					return withDaemon(c, false, func(ctx context.Context, cl *client.Client) error {
+						st, err := cl.Status(ctx)
+						if err != nil {
+							return err
+						}
+						return printStatus(c.App.Writer, &st)
 					})
 				},
 			},
@@ -214,10 +218,11 @@ func (d *Daemon) watchIdle(ctx context.Context, stop context.CancelFunc) {
 	}
 }
 
-// connectOptions say how this program reaches the daemon of home as
-// client, starting it with this mnemo binary when start is true.
-func connectOptions(home string, log *slog.Logger, client string, start bool) (rpc.ConnectOptions, error) {
-	o := rpc.ConnectOptions{Home: home, Client: client, Logger: log}
+// connectOptions say how this program reaches the daemon of home as a
+// client of the given kind (rpc.ClientCLI…), starting it with this mnemo
+// binary when start is true.
+func connectOptions(home string, log *slog.Logger, kind string, start bool) (rpc.ConnectOptions, error) {
+	o := rpc.ConnectOptions{Home: home, Client: kind, Logger: log}
 	if start {
 		exe, err := os.Executable()
 		if err != nil {
@@ -230,8 +235,8 @@ func connectOptions(home string, log *slog.Logger, client string, start bool) (r
 
 // connectDaemon connects to the daemon of home (rpc.Connect), starting it
 // when start is true.
-func connectDaemon(ctx context.Context, home string, log *slog.Logger, client string, start bool) (*rpc.Client, error) {
-	o, err := connectOptions(home, log, client, start)
+func connectDaemon(ctx context.Context, home string, log *slog.Logger, kind string, start bool) (*rpc.Client, error) {
+	o, err := connectOptions(home, log, kind, start)
 	if err != nil {
 		return nil, err
 	}
@@ -239,7 +244,7 @@ func connectDaemon(ctx context.Context, home string, log *slog.Logger, client st
 }
 
 // withDaemon runs fn with a client of the daemon.
-func withDaemon(c *cli.Context, start bool, fn func(context.Context, *rpc.Client) error) error {
+func withDaemon(c *cli.Context, start bool, fn func(context.Context, *client.Client) error) error {
 	home, err := homeDir(c)
 	if err != nil {
 		return err
@@ -252,7 +257,7 @@ func withDaemon(c *cli.Context, start bool, fn func(context.Context, *rpc.Client
 		return err
 	}
 	defer cl.Close()
-	return fn(c.Context, cl)
+	return fn(c.Context, client.New(cl))
 }
 
 // stopDaemon sends the daemon SIGTERM and waits for its socket to go.
@@ -265,10 +270,7 @@ func stopDaemon(ctx context.Context, home string, out interface{ Write([]byte) (
 	if err != nil {
 		return err
 	}
-	var st struct {
-		PID int `json:"pid"`
-	}
-	err = cl.Call(ctx, memory.MethodStatus, nil, &st)
+	st, err := client.New(cl).Status(ctx)
 	cl.Close()
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
 )
 
 // demoSession is a recorded Claude Code session (the hook calls it made),
@@ -59,8 +60,9 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 		return err
 	}
 	defer m.Close()
-	cl, stop := m.inProcessClient(ctx)
+	rc, stop := m.inProcessClient(ctx)
 	defer stop()
+	cl := client.New(rc)
 
 	fmt.Fprintf(w, "Playing a recorded Claude Code session into a fresh memory (%s)\n\n", home)
 	start := time.Now()
@@ -77,7 +79,7 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 			return fmt.Errorf("demo session line %d: %w", calls+1, err)
 		}
 		var res json.RawMessage
-		if err := cl.Call(ctx, rec.Method, rec.Params, &res); err != nil {
+		if err := rc.Call(ctx, rec.Method, rec.Params, &res); err != nil {
 			return fmt.Errorf("%s: %w", rec.Method, err)
 		}
 		fmt.Fprintf(w, "  → %-24s %s\n", rec.Method, describe(rec.Method, rec.Params))
@@ -93,15 +95,14 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\n%d calls stored and compressed in %s.\n", calls, time.Since(start).Round(time.Millisecond))
 
-	var ctxRes memory.ContextResult
-	err := cl.Call(ctx, memory.MethodSessionStart, memory.SessionStartParams{ContentSessionID: "demo-session-2", Cwd: project, Source: "startup", Platform: "claude-code"}, &ctxRes)
+	ctxRes, err := cl.SessionStart(ctx, memory.SessionStartParams{ContentSessionID: "demo-session-2", Cwd: project, Source: "startup", Platform: "claude-code"})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n=== The context a new session in billing-api gets (%d bytes) ===\n\n%s\n", ctxRes.Bytes, ctxRes.Context)
 
-	var st memory.Status
-	if err := cl.Call(ctx, memory.MethodStatus, nil, &st); err != nil {
+	st, err := cl.Status(ctx)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "Embedder: %s\n", st.Embedder)
@@ -116,8 +117,8 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 		// money half-even): only the sentence encoder can match it.
 		{Query: "people paid slightly more than they should", Limit: 3},
 	} {
-		var res memory.SearchResult
-		if err := cl.Call(ctx, memory.MethodSearch, q, &res); err != nil {
+		res, err := cl.Search(ctx, q)
+		if err != nil {
 			return err
 		}
 		label := q.Query
@@ -130,13 +131,13 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
-	var fixes memory.SearchResult
-	if err := cl.Call(ctx, memory.MethodSearch, memory.SearchParams{Project: "billing-api", Types: []string{memory.TypeBugfix}, Files: []string{"rounding.go"}, Limit: 1}, &fixes); err != nil {
+	fixes, err := cl.Search(ctx, memory.SearchParams{Project: "billing-api", Types: []string{memory.TypeBugfix}, Files: []string{"rounding.go"}, Limit: 1})
+	if err != nil {
 		return err
 	}
 	if len(fixes.Hits) > 0 {
-		var full memory.ObservationsResult
-		if err := cl.Call(ctx, memory.MethodGetObservations, memory.IDsParams{IDs: []uint64{fixes.Hits[len(fixes.Hits)-1].ID}}, &full); err != nil {
+		full, err := cl.GetObservations(ctx, memory.IDsParams{IDs: []uint64{fixes.Hits[len(fixes.Hits)-1].ID}})
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "=== mnemo get (a full record) ===\n\n")

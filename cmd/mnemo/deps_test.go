@@ -11,8 +11,10 @@ const module = "github.com/mnemo-dev/mnemo"
 // The dependency direction of STYLE.md: rpc and vector import no package of
 // ours; memory is the domain and imports only the standard library; the
 // Badger engine (memory/store) and the agents sit on top of it; nothing in
-// memory imports rpc or an adapter; the adapters never import each other,
-// and the hook's adapter links the domain but never the engine.
+// memory imports rpc or an adapter, but for memory/client, the typed client
+// of the daemon, which imports memory and rpc and nothing else of ours; the
+// adapters never import each other, and the hook's adapter links the domain
+// but never the engine.
 func TestDependencyDirection(t *testing.T) {
 	rules := []struct {
 		pkg       string
@@ -25,6 +27,7 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "memory", forbidden: []string{""}, allowed: []string{"memory"}, stdlib: true},
 		{pkg: "memory/privacy", forbidden: []string{""}, allowed: []string{"memory/privacy"}, stdlib: true},
 		{pkg: "memory/local", forbidden: []string{""}, allowed: []string{"memory", "memory/local"}, stdlib: true},
+		{pkg: "memory/client", forbidden: []string{""}, allowed: []string{"memory", "memory/client", "rpc"}},
 		{pkg: "memory/store", forbidden: []string{"rpc", "adapters"}},
 		{pkg: "memory/observer", forbidden: []string{"rpc", "adapters", "memory/store", "vector"}},
 		{pkg: "adapters/vscode", forbidden: []string{"adapters/claudecode"}},

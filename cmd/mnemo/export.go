@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
@@ -59,7 +60,7 @@ func exportCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return call(c, memory.MethodExport, memory.ExportParams{Path: path, Vectors: c.Bool("vectors")}, func(w io.Writer, r *memory.ExportResult) error {
+			return call(c, bind((*client.Client).Export, memory.ExportParams{Path: path, Vectors: c.Bool("vectors")}), func(w io.Writer, r *memory.ExportResult) error {
 				_, err := fmt.Fprintf(w, "%d records written to %s\n", r.Records, path)
 				return err
 			})
@@ -80,7 +81,7 @@ func importCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			return call(c, memory.MethodImport, memory.ImportParams{Path: path}, func(w io.Writer, r *memory.ImportResult) error {
+			return call(c, bind((*client.Client).Import, memory.ImportParams{Path: path}), func(w io.Writer, r *memory.ImportResult) error {
 				_, err := fmt.Fprintf(w, "imported %d sessions, %d prompts, %d observations, %d summaries (%d duplicates skipped)\n",
 					r.Sessions, r.Prompts, r.Observations, r.Summaries, r.Duplicates)
 				return err

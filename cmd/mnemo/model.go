@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -51,7 +52,7 @@ func reindexCommand() *cli.Command {
 		Name:  "reindex",
 		Usage: "embed every observation again (after installing or changing the embedding model)",
 		Action: func(c *cli.Context) error {
-			return call(c, memory.MethodReindex, nil, func(w io.Writer, r *memory.ReindexResult) error {
+			return call(c, (*client.Client).Reindex, func(w io.Writer, r *memory.ReindexResult) error {
 				_, err := fmt.Fprintf(w, "re-embedding %d observations in the daemon; `mnemo status` shows the progress\n", r.Observations)
 				return err
 			})

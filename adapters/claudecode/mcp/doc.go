@@ -11,11 +11,12 @@
 //	save_memory       a note worth keeping, stored as an observation marked "saved"
 //	forget            delete observations from every index; says what was removed
 //
-// Every tool is a thin client of the daemon's mnemo/* methods through a
-// Caller; DaemonClient is the Caller `mnemo mcp` uses: one socket
-// connection, dialed on first use and again after it drops. Arguments are
-// checked against each tool's published JSON schema before anything is
-// called, and every failure (bad arguments, unknown ids, an unreachable
-// daemon) comes back as a tool error whose text says what to do, never as a
-// protocol error: the server keeps serving.
+// Every tool is a thin client of the daemon's mnemo/* methods: it calls
+// them with memory/client over a Caller, each call bounded by
+// Options.CallTimeout. DaemonClient is the Caller `mnemo mcp` uses: one
+// socket connection, dialed on first use and again after it drops.
+// Arguments are checked against each tool's published JSON schema before
+// anything is called, and every failure (bad arguments, unknown ids, an
+// unreachable daemon) comes back as a tool error whose text says what to
+// do, never as a protocol error: the server keeps serving.
 package mcp

@@ -13,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -54,7 +55,7 @@ type Options struct {
 
 // Server is Mnemo's MCP server: the five memory tools over a Caller.
 type Server struct {
-	caller Caller
+	daemon *client.Client // each call bounded by opts.CallTimeout
 	opts   Options
 	log    *slog.Logger
 	sdk    *sdk.Server
@@ -75,7 +76,7 @@ func NewServer(c Caller, o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Server{caller: c, opts: o, log: o.Logger}
+	s := &Server{daemon: client.New(timeoutCaller{c, o.CallTimeout}), opts: o, log: o.Logger}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "mnemo", Title: "Mnemo memory", Version: o.Version}, &sdk.ServerOptions{
 		Instructions: instructions(o.Project),
 		Logger:       slog.New(shutdownIsNews{o.Logger.Handler()}),
@@ -202,11 +203,16 @@ func (s *Server) explain(tool string, err error) string {
 	return fmt.Sprintf("%s: %v", tool, err)
 }
 
-// call calls the daemon within the call timeout.
-func (s *Server) call(ctx context.Context, method string, params, result any) error {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.CallTimeout)
+// timeoutCaller bounds each call of a Caller with a timeout.
+type timeoutCaller struct {
+	Caller
+	timeout time.Duration
+}
+
+func (c timeoutCaller) Call(ctx context.Context, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	return s.caller.Call(ctx, method, params, result)
+	return c.Caller.Call(ctx, method, params, result)
 }
 
 // shutdownIsNews lowers the SDK's "server run cancelled" from an error to

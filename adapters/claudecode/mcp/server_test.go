@@ -464,6 +464,51 @@ func TestDaemonUnreachable(t *testing.T) {
 	}
 }
 
+// TestEachDaemonCallIsBounded checks Options.CallTimeout: it bounds each
+// daemon call on its own (forget makes two: the titles, then the delete),
+// and a daemon that does not answer in time gets a tool error saying so.
+func TestEachDaemonCallIsBounded(t *testing.T) {
+	const timeout = 2 * time.Second
+	c := &slowCaller{wait: 300 * time.Millisecond}
+	srv := mcp.NewServer(c, mcp.Options{Cwd: projectDir(t, "billing-api"), CallTimeout: timeout})
+	cs := connect(t, srv)
+	callTool(t, cs, mcp.ToolForget, map[string]any{"ids": []int{1}})
+	if len(c.left) != 2 {
+		t.Fatalf("forget made %d daemon calls; want 2", len(c.left))
+	}
+	for i, left := range c.left {
+		if left < timeout-150*time.Millisecond || left > timeout {
+			t.Errorf("call %d had %s left of its deadline; want about %s, its own", i+1, left, timeout)
+		}
+	}
+
+	c = &slowCaller{wait: time.Hour}
+	srv = mcp.NewServer(c, mcp.Options{Cwd: projectDir(t, "billing-api"), CallTimeout: 50 * time.Millisecond})
+	res := callTool(t, connect(t, srv), mcp.ToolSearch, map[string]any{"query": "x"})
+	if want := "search: the Mnemo daemon did not answer within 50ms"; !res.IsError || !strings.Contains(text(res), want) {
+		t.Errorf("search = %q (error %t); want an error containing %q", text(res), res.IsError, want)
+	}
+}
+
+// slowCaller records how long each call had left before its deadline,
+// then answers after wait (or when the call's context ends) with an error.
+type slowCaller struct {
+	wait time.Duration
+	left []time.Duration
+}
+
+func (c *slowCaller) Call(ctx context.Context, method string, _, _ any) error {
+	if dl, ok := ctx.Deadline(); ok {
+		c.left = append(c.left, time.Until(dl))
+	}
+	select {
+	case <-time.After(c.wait):
+		return errors.New("connection reset")
+	case <-ctx.Done():
+		return fmt.Errorf("call %s: %w", method, ctx.Err())
+	}
+}
+
 // TestParseWhen checks the time forms search and timeline accept.
 func TestParseWhen(t *testing.T) {
 	now := time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)

@@ -208,8 +208,8 @@ func (s *Server) searchFull(ctx context.Context, in SearchInput) (string, memory
 	if !p.Since.IsZero() && !p.Until.IsZero() && p.Until.Before(p.Since) {
 		return "", memory.SearchResult{}, fmt.Errorf("%w: \"until\" (%s) is before \"since\" (%s)", ErrArguments, fmtTime(p.Until), fmtTime(p.Since))
 	}
-	var res memory.SearchResult
-	if err := s.call(ctx, memory.MethodSearch, p, &res); err != nil {
+	res, err := s.daemon.Search(ctx, p)
+	if err != nil {
 		return "", memory.SearchResult{}, err
 	}
 	if res.Hits == nil {
@@ -352,8 +352,7 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, Timeli
 	if p.Before == 0 && p.After == 0 && anchorID == 0 {
 		return "", TimelineOutput{}, fmt.Errorf("%w: before and after are both 0; ask for at least one observation around a time", ErrArguments)
 	}
-	var res memory.TimelineResult
-	err := s.call(ctx, memory.MethodTimeline, p, &res)
+	res, err := s.daemon.Timeline(ctx, p)
 	if re, ok := errors.AsType[*rpc.Error](err); ok && re.Code == rpc.CodeNotFound && anchorID != 0 {
 		return "", TimelineOutput{}, failf("timeline: no observation #%d exists (forgotten, or never recorded). Use search to find existing ids.", anchorID)
 	}
@@ -401,8 +400,8 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, Timeli
 }
 
 func (s *Server) get(ctx context.Context, in GetInput) (string, memory.ObservationsResult, error) {
-	var res memory.ObservationsResult
-	if err := s.call(ctx, memory.MethodGetObservations, memory.IDsParams{IDs: in.IDs}, &res); err != nil {
+	res, err := s.daemon.GetObservations(ctx, memory.IDsParams{IDs: in.IDs})
+	if err != nil {
 		return "", memory.ObservationsResult{}, err
 	}
 	if len(res.Observations) == 0 {
@@ -426,15 +425,14 @@ func (s *Server) save(ctx context.Context, in SaveInput) (string, SaveOutput, er
 	if p.Project == "" {
 		p.Project = s.opts.Project
 	}
-	var res memory.SaveResult
-	if err := s.call(ctx, memory.MethodSave, p, &res); err != nil {
+	res, err := s.daemon.Save(ctx, p)
+	if err != nil {
 		return "", SaveOutput{}, err
 	}
 	out := SaveOutput{ID: res.ID, Project: p.Project, Type: p.Type, Title: p.Title}
 	// Read back what was stored: its title, type and project as the
 	// daemon settled them (defaults, redaction).
-	var got memory.ObservationsResult
-	if err := s.call(ctx, memory.MethodGetObservations, memory.IDsParams{IDs: []uint64{res.ID}}, &got); err == nil && len(got.Observations) == 1 {
+	if got, err := s.daemon.GetObservations(ctx, memory.IDsParams{IDs: []uint64{res.ID}}); err == nil && len(got.Observations) == 1 {
 		o := got.Observations[0]
 		out.Project, out.Type, out.Title = o.Project, o.Type, o.Title
 	} else if err != nil {
@@ -447,14 +445,13 @@ func (s *Server) save(ctx context.Context, in SaveInput) (string, SaveOutput, er
 func (s *Server) forget(ctx context.Context, in ForgetInput) (string, memory.ForgetResult, error) {
 	// Fetch the titles first, to say exactly what is removed.
 	titles := map[uint64]string{}
-	var got memory.ObservationsResult
-	if err := s.call(ctx, memory.MethodGetObservations, memory.IDsParams{IDs: in.IDs}, &got); err == nil {
+	if got, err := s.daemon.GetObservations(ctx, memory.IDsParams{IDs: in.IDs}); err == nil {
 		for _, o := range got.Observations {
 			titles[o.ID] = fmt.Sprintf("%q (%s, %s)", o.Title, o.Type, o.Project)
 		}
 	}
-	var res memory.ForgetResult
-	if err := s.call(ctx, memory.MethodForget, memory.IDsParams{IDs: in.IDs}, &res); err != nil {
+	res, err := s.daemon.Forget(ctx, memory.IDsParams{IDs: in.IDs})
+	if err != nil {
 		return "", memory.ForgetResult{}, err
 	}
 	if res.Deleted == nil {
