@@ -36,8 +36,11 @@ test-node: build
     cd adapters/claudecode/mcp/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
     cd adapters/vscode/extension && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
 
-# Retrieval quality: recall@1/5/10 and MRR of keyword, vector and hybrid search against grep.
+# Retrieval quality: recall@1/5/10 and MRR of keyword, vector and hybrid search against grep,
+# on raw hook events replayed through the five stages (the dev split, tuned on, and the
+# held-out test split), then on the older observation-written set.
 eval: model
+    go run ./cmd/mnemo-eval -splits dev,test -embedder both
     go test ./vector -run '^TestRetrievalEval$' -count=1 -v
 
 # Rewrite the expected half of the transcript tests after an intended change.
