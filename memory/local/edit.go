@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -307,12 +308,8 @@ func changeTitle(tool string, e editInfo) string {
 		return "Changed " + e.where + ": " + e.delta
 	}
 	if len(e.pairs) > 0 && e.code {
-		if _, came := identDiff(e.pairs[0].OldString, e.pairs[0].NewString); len(came) > 0 {
-			call := came[0]
-			if i := strings.Index(e.pairs[0].NewString, call); i >= 0 && strings.HasPrefix(e.pairs[0].NewString[i+len(call):], "(") {
-				call += "(…)"
-			}
-			return "Changed " + e.where + ": added " + call
+		if came := addedNames(e.pairs); len(came) > 0 {
+			return "Changed " + e.where + ": added " + nameList(came, 3)
 		}
 	}
 	if len(e.changed) > 0 {
@@ -320,6 +317,88 @@ func changeTitle(tool string, e editInfo) string {
 	}
 	return "Edited " + e.file
 }
+
+// addedNames lists the names an edit's code brings in, in order, whole
+// when qualified (time.Minute) and with "(…)" after a call: not the words
+// of its comments, docstrings and strings, nor the language's keywords and
+// constants. Names that look like code come first.
+func addedNames(pairs []editPair) []string {
+	var code, plain []string
+	for _, p := range pairs {
+		oldNames := map[string]bool{}
+		for _, n := range qualifiedNames(codeOnly(p.OldString)) {
+			oldNames[n] = true
+		}
+		newCode := codeOnly(p.NewString)
+		for _, name := range qualifiedNames(newCode) {
+			bare := strings.TrimPrefix(strings.TrimPrefix(name, "self."), "this.")
+			if oldNames[name] || len(bare) < 2 || !hasLetter(bare) || strings.Trim(bare, "_") == "" || notNames[bare] || slices.Contains(code, bare) || slices.Contains(plain, bare) {
+				continue
+			}
+			shown := bare
+			if i := strings.Index(newCode, name); i >= 0 && strings.HasPrefix(newCode[i+len(name):], "(") {
+				shown += "(…)"
+			}
+			if looksLikeCode(bare) {
+				code = append(code, shown)
+			} else {
+				plain = append(plain, shown)
+			}
+		}
+	}
+	return append(code, plain...)
+}
+
+// qualifiedNames lists the distinct identifiers of code, with their
+// qualifiers (a.b.c), in order.
+func qualifiedNames(code string) []string {
+	var out []string
+	for _, m := range qualifiedNameRE.FindAllString(code, 256) {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+var qualifiedNameRE = regexp.MustCompile(`\b[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*`)
+
+// codeOnly drops comment lines, docstrings, trailing comments and string
+// literals.
+func codeOnly(s string) string {
+	var b strings.Builder
+	inDoc := false
+	for line := range strings.Lines(s) {
+		t := strings.TrimSpace(line)
+		if n := strings.Count(t, `"""`) + strings.Count(t, `'''`); n > 0 {
+			if n%2 == 1 {
+				inDoc = !inDoc
+			}
+			continue
+		}
+		if inDoc || t == "" || strings.HasPrefix(t, "//") || strings.HasPrefix(t, "#") || strings.HasPrefix(t, "/*") || strings.HasPrefix(t, "*") || strings.HasPrefix(t, "--") {
+			continue
+		}
+		if i := strings.Index(t, " //"); i >= 0 {
+			t = t[:i]
+		}
+		if i := strings.Index(t, " # "); i >= 0 {
+			t = t[:i]
+		}
+		b.WriteString(stringLiteralRE.ReplaceAllString(t, `""`))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+var stringLiteralRE = regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|` + "`[^`]*`")
+
+// notNames are keywords and constants of the common languages.
+var notNames = wordSet("if", "else", "for", "while", "return", "func", "function", "def", "fn", "let", "const", "var", "mut", "pub",
+	"new", "nil", "null", "None", "True", "False", "true", "false", "self", "this", "await", "async", "import", "from", "export",
+	"default", "type", "struct", "class", "interface", "impl", "err", "ok", "in", "of", "is", "not", "and", "or", "as", "go",
+	"defer", "case", "switch", "break", "continue", "try", "catch", "except", "raise", "throw", "with", "yield", "lambda", "elif",
+	"undefined", "void", "string", "int", "bool", "float64", "int64", "str", "dict", "list", "any", "error", "use", "mod", "crate", "super", "where", "match", "Some", "Ok", "Err")
 
 // testCases reads the test names of a test file: Go's TestX and Python's
 // test_x (as declarations), jest/vitest/mocha's it("…") and test("…").
@@ -362,12 +441,15 @@ func securityTerms(file string, e editInfo) []string {
 			out = append(out, w)
 		}
 	}
+	// Only the lines an edit changes count: an edit next to a password
+	// check is not about passwords.
 	var code strings.Builder
 	for _, p := range e.pairs {
-		code.WriteString(p.OldString)
-		code.WriteByte('\n')
-		code.WriteString(p.NewString)
-		code.WriteByte('\n')
+		plus, minus := lineDiff(p.OldString, p.NewString)
+		for _, l := range slices.Concat(plus, minus) {
+			code.WriteString(l)
+			code.WriteByte('\n')
+		}
 	}
 	code.WriteString(headTail(e.content))
 	lower := strings.ToLower(code.String())
