@@ -64,9 +64,11 @@ e2e-vscode: build
     MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/run.sh
 
 # Benchmarks against DESIGN §9's budgets: one table (docs/benchmarks.md explains the rows).
-bench: build
+# Extra flags go to mnemo-bench, e.g. `just bench -sizes 10000` or
+# `just bench -baseline-hook /path/to/older/mnemo-hook` for a side-by-side hook row.
+bench *flags: build
     -{{bin}}/mnemo model install
-    go run ./cmd/mnemo-bench -bin {{bin}} -models .cache/models -cache .cache/bench
+    go run ./cmd/mnemo-bench -bin {{bin}} -models .cache/models -cache .cache/bench {{flags}}
 
 # Hooks, an editor and searches against one daemon with kill -9 and freezes, then every event counted.
 soak duration="3m": build

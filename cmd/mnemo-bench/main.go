@@ -40,6 +40,7 @@ func main() {
 // options are the command line of mnemo-bench.
 type options struct {
 	bin, cache, models string
+	baselineHook       string
 	sizes              []int
 	hooks, node        int
 	calls, coldStarts  int
@@ -61,6 +62,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.models, "models", filepath.Join(".cache", "models"), "MNEMO_MODELS: the sentence encoder's folder (`mnemo model install` fills it); without it, the hashing embedder")
 	sizes := fs.String("sizes", "10000,100000", "data set sizes, comma-separated")
 	fs.IntVar(&o.hooks, "hooks", 200, "runs of each hook and of /bin/true")
+	fs.StringVar(&o.baselineHook, "baseline-hook", "", "another mnemo-hook binary (an older build) to run in the same loop, for a side-by-side row")
 	fs.IntVar(&o.node, "node", 100, "runs of node -e ''")
 	fs.IntVar(&o.calls, "calls", 100, "mnemo/sessionStart and mnemo/context calls per size")
 	fs.IntVar(&o.coldStarts, "cold", 3, "daemon cold starts per size (at least 1)")
@@ -228,7 +230,7 @@ func (b *bench) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	hr, err := measureHookHome(ctx, b.log, he, hds, projectDir, b.o.hooks, b.o.node)
+	hr, err := measureHookHome(ctx, b.log, he, hds, projectDir, b.o.hooks, b.o.node, b.o.baselineHook)
 	if err != nil {
 		return fmt.Errorf("hooks: %w", err)
 	}
@@ -337,6 +339,12 @@ func (b *bench) rows() []row {
 			row{"mnemo-hook on an event it does not handle (reference)", p50p99(h.floor.times), "", "",
 				fmt.Sprintf("%d runs, same loop: process start, payload read, exit, no socket; %s%s", len(h.floor.times), ratio(h.floor.times.p50()), fails(h.floor))},
 			row{"/bin/true, start to exit (reference)", p50p99(h.binTrue.times), "", "", fmt.Sprintf("%d runs, same loop", len(h.binTrue.times))},
+		)
+		if len(h.baseline.times) > 0 {
+			rows = append(rows, row{"hook PostToolUse, -baseline-hook build (reference)", p50p99(h.baseline.times), "", "",
+				fmt.Sprintf("%d runs, same loop and daemon; this build's p50 is %.2f× it%s", len(h.baseline.times), float64(h.postToolUse.times.p50())/float64(h.baseline.times.p50()), fails(h.baseline))})
+		}
+		rows = append(rows,
 			row{"node -e '', start to exit (reference)", p50p99(h.node.times), "", "", nodeNote},
 			row{fmt.Sprintf("daemon memory, %s observations, hashing embedder", sizeName(b.hookStore)), fmt.Sprintf("%.0f MB RSS", h.rss.total), "≤ 120 MB", verdict(h.rss.total <= 120),
 				fmt.Sprintf("VmRSS of the daemon the hooks ran against (started after the import), after them: %s; no sentence encoder loaded", h.rss)},

@@ -109,6 +109,7 @@ type processResult struct {
 // interleaved in one loop.
 type hookResults struct {
 	postToolUse, sessionStart, binTrue, node, floor processResult
+	baseline                                        processResult // PostToolUse with -baseline-hook
 	undelivered                                     int
 	contextBytes                                    int
 	rss                                             rss // the daemon's, after the hooks
@@ -117,7 +118,8 @@ type hookResults struct {
 // measureHooks runs mnemo-hook for PostToolUse and SessionStart against the
 // running daemon of e, n times each, interleaved with /bin/true and
 // node with an empty script (nodeN times), in a shuffled order per round.
-func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir string, n, nodeN int) (hookResults, error) {
+// A baseline hook binary, when given, runs PostToolUse in the same rounds.
+func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir string, n, nodeN int, baseline string) (hookResults, error) {
 	res := hookResults{
 		postToolUse:  processResult{name: "hook PostToolUse"},
 		sessionStart: processResult{name: "hook SessionStart"},
@@ -194,6 +196,9 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 	for round := range warm + n {
 		record := round >= warm
 		steps := []int{0, 1, 2, 3, 4}
+		if baseline != "" {
+			steps = append(steps, 5)
+		}
 		r.Shuffle(len(steps), func(a, b int) { steps[a], steps[b] = steps[b], steps[a] })
 		for _, s := range steps {
 			switch s {
@@ -212,6 +217,9 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 				// The same binary on an event Mnemo does not hook: process
 				// start, payload read and exit, no socket.
 				run(&res.floor, []string{hook, "Notification"}, notification, func(out []byte) bool { return len(out) == 0 }, record)
+			case 5:
+				run(&res.baseline, []string{baseline, "PostToolUse"}, ptu(n+warm+round), checkPTU, record)
+				ptuRuns++
 			}
 		}
 		if ctx.Err() != nil {
@@ -408,7 +416,7 @@ func load(ctx context.Context, log *slog.Logger, e *env, ds *dataSet) (*daemon, 
 
 // measureHookHome loads ds into e's home and runs the hooks against its
 // daemon.
-func measureHookHome(ctx context.Context, log *slog.Logger, e *env, ds *dataSet, projectDir string, n, nodeN int) (hookResults, error) {
+func measureHookHome(ctx context.Context, log *slog.Logger, e *env, ds *dataSet, projectDir string, n, nodeN int, baseline string) (hookResults, error) {
 	d, _, _, err := load(ctx, log, e, ds)
 	defer func() { d.stop() }()
 	if err != nil {
@@ -424,7 +432,7 @@ func measureHookHome(ctx context.Context, log *slog.Logger, e *env, ds *dataSet,
 	if err := e.waitServing(ctx, d, 5*time.Minute); err != nil {
 		return hookResults{}, err
 	}
-	hr, err := measureHooks(ctx, log, e, projectDir, n, nodeN)
+	hr, err := measureHooks(ctx, log, e, projectDir, n, nodeN, baseline)
 	if err != nil {
 		return hr, err
 	}
