@@ -24,8 +24,9 @@ model: build
 demo: build model
     {{bin}}/mnemo demo
 
-# Vet, the Go tests with the race detector (transcripts included), and the Node clients.
+# go.mod tidy, vet, the Go tests with the race detector (transcripts included), and the Node clients.
 test: build model
+    go mod tidy -diff
     go vet ./...
     go test -race -count=1 ./...
     just test-node
