@@ -122,9 +122,9 @@ type Observation struct {
 type Anchor struct {
 	File        string `json:"file"`
 	StartLine   int    `json:"startLine"`
-	StartColumn int    `json:"startColumn,omitempty"`
+	StartColumn int    `json:"startColumn,omitzero"`
 	EndLine     int    `json:"endLine"`
-	EndColumn   int    `json:"endColumn,omitempty"`
+	EndColumn   int    `json:"endColumn,omitzero"`
 }
 
 // String is the anchor as editors and compilers print places:
