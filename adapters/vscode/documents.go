@@ -31,6 +31,13 @@ const originalLimit = 128 << 10
 // contentLimit bounds a new file's content in its event.
 const contentLimit = 64 << 10
 
+// What a period remembers for its Stop: at most this many files, and
+// declarations per file.
+const (
+	maxPeriodFiles   = 64
+	maxPeriodSymbols = 16
+)
+
 // changed is what one observation of the period changed, for the Stop.
 type changed struct {
 	file    string // relative to the workspace
@@ -363,12 +370,17 @@ func (e *Editor) note(c changed) {
 	defer e.mu.Unlock()
 	for i := range e.period {
 		if p := &e.period[i]; p.file == c.file {
-			p.symbols = append(p.symbols, c.symbols...)
+			p.symbols = dedupe(append(p.symbols, c.symbols...))
+			if len(p.symbols) > maxPeriodSymbols {
+				p.symbols = p.symbols[:maxPeriodSymbols]
+			}
 			p.created = p.created || c.created
 			return
 		}
 	}
-	e.period = append(e.period, c)
+	if len(e.period) < maxPeriodFiles {
+		e.period = append(e.period, c)
+	}
 }
 
 // takePeriod returns what the saves of the period changed, one sentence
