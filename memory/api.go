@@ -104,17 +104,28 @@ type ToolUseParams struct {
 	ToolResponse     json.RawMessage `json:"toolResponse,omitempty"`
 	ToolUseID        string          `json:"toolUseId,omitempty"`
 	Platform         string          `json:"platform,omitempty"`
+	// Source is where the event comes from, kept on its observations:
+	// SourceEditor for an editor's saves and opens; empty for a tool run
+	// (SourceAgent).
+	Source string `json:"source,omitempty"`
 	// EventKey makes the call idempotent: a call repeated with the same key
 	// (a hook replaying its spool) has no further effect.
 	EventKey string `json:"eventKey,omitempty"`
 }
 
-// Validate reports the first missing field.
+// Validate reports the first missing or bad field.
 func (p *ToolUseParams) Validate() error {
 	if err := required("contentSessionId", p.ContentSessionID); err != nil {
 		return err
 	}
-	return required("toolName", p.ToolName)
+	if err := required("toolName", p.ToolName); err != nil {
+		return err
+	}
+	switch p.Source {
+	case "", SourceAgent, SourceEditor:
+		return nil
+	}
+	return &FieldError{"source", "must be " + SourceAgent + " or " + SourceEditor}
 }
 
 // QueueResult says whether an event was queued, and if not, why.
@@ -302,15 +313,29 @@ type SaveParams struct {
 	Project string   `json:"project,omitempty"`
 	Cwd     string   `json:"cwd,omitempty"`
 	Files   []string `json:"files,omitempty"`
+	// Anchor is where in a file the text comes from (an editor's
+	// selection); it is kept on the observation.
+	Anchor *Anchor `json:"anchor,omitempty"`
 }
 
-// Validate requires text and a project or working directory.
+// Validate requires text and a project or working directory, and an
+// anchor, when given, to name a file and a range that starts at line 1 or
+// later and does not end before it starts.
 func (p *SaveParams) Validate() error {
 	if err := required("text", p.Text); err != nil {
 		return err
 	}
 	if strings.TrimSpace(p.Project) == "" && strings.TrimSpace(p.Cwd) == "" {
 		return &FieldError{"project", "or cwd is required"}
+	}
+	if a := p.Anchor; a != nil {
+		if err := required("anchor.file", a.File); err != nil {
+			return err
+		}
+		if a.StartLine < 1 || a.EndLine < a.StartLine || a.StartColumn < 0 || a.EndColumn < 0 ||
+			a.EndLine == a.StartLine && a.EndColumn != 0 && a.EndColumn < a.StartColumn {
+			return &FieldError{"anchor", "must be a range from line 1 on whose end is not before its start"}
+		}
 	}
 	return nil
 }

@@ -106,11 +106,37 @@ type Observation struct {
 	Tool     string `json:"tool"`
 	// ToolUseID names the tool run the observation was made from, when it
 	// was made from one.
-	ToolUseID string    `json:"toolUseId,omitempty"`
-	Request   string    `json:"request"` // the prompt of the turn it served
-	Source    string    `json:"source"`  // SourceAgent, SourceSaved or SourceEditor
-	Time      time.Time `json:"time"`
-	Hash      string    `json:"hash"`
+	ToolUseID string `json:"toolUseId,omitempty"`
+	Request   string `json:"request"` // the prompt of the turn it served
+	Source    string `json:"source"`  // SourceAgent, SourceSaved or SourceEditor
+	// Anchor is the place in a file the observation is about, when it
+	// has one: the selection a person remembered on purpose.
+	Anchor *Anchor   `json:"anchor,omitempty"`
+	Time   time.Time `json:"time"`
+	Hash   string    `json:"hash"`
+}
+
+// An Anchor is a range of a file: lines and columns count from 1 (as
+// editors show them), the end line is included, a column of 0 means the
+// whole line.
+type Anchor struct {
+	File        string `json:"file"`
+	StartLine   int    `json:"startLine"`
+	StartColumn int    `json:"startColumn,omitzero"`
+	EndLine     int    `json:"endLine"`
+	EndColumn   int    `json:"endColumn,omitzero"`
+}
+
+// String is the anchor as editors and compilers print places:
+// file:12-18, or file:12:5 for a range within one line.
+func (a Anchor) String() string {
+	switch {
+	case a.StartLine == a.EndLine && a.StartColumn > 0:
+		return fmt.Sprintf("%s:%d:%d", a.File, a.StartLine, a.StartColumn)
+	case a.StartLine == a.EndLine:
+		return fmt.Sprintf("%s:%d", a.File, a.StartLine)
+	}
+	return fmt.Sprintf("%s:%d-%d", a.File, a.StartLine, a.EndLine)
 }
 
 // Where an observation came from.
@@ -188,6 +214,7 @@ type Event struct {
 	ToolInput            json.RawMessage `json:"toolInput,omitempty"`
 	ToolResponse         json.RawMessage `json:"toolResponse,omitempty"`
 	ToolUseID            string          `json:"toolUseId,omitempty"`
+	Source               string          `json:"source,omitempty"` // the observations' Source; empty is SourceAgent
 	LastUserMessage      string          `json:"lastUserMessage,omitempty"`
 	LastAssistantMessage string          `json:"lastAssistantMessage,omitempty"`
 	Time                 time.Time       `json:"time"`
@@ -203,6 +230,10 @@ func (o *Observation) ContentHash() string {
 			fmt.Fprintf(h, "%s\x01", s)
 		}
 		h.Write([]byte{0})
+	}
+	if o.Anchor != nil {
+		// The same text remembered from two places is two memories.
+		fmt.Fprintf(h, "a\x00%s\x00", o.Anchor)
 	}
 	if o.Evidence != "" {
 		// Two edits of one file may share a title; what they changed tells

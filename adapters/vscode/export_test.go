@@ -10,3 +10,7 @@ type Timer = timer
 func SetAfterFunc(e *Editor, afterFunc func(d time.Duration, f func()) Timer) {
 	e.afterFunc = afterFunc
 }
+
+// ChangedRegions is the line diff of the saves: the regions of old and new
+// lines that differ, as [oldStart, oldEnd, newStart, newEnd].
+func ChangedRegions(old, new []string) [][4]int { return changedRegions(old, new) }

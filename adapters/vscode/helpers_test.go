@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -13,6 +16,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+	"go.lsp.dev/uri"
 
 	"github.com/mnemo-dev/mnemo/adapters/vscode"
 	"github.com/mnemo-dev/mnemo/memory"
@@ -71,14 +75,26 @@ const methodSync = "test/sync"
 // newEditorConn serves a new editor connection; it is closed at cleanup.
 func newEditorConn(t *testing.T) *editorConn {
 	t.Helper()
+	return newEditorConnWith(t, vscode.Options{})
+}
+
+// newEditorConnWith serves a new editor connection with o (its logger and
+// version are the tests').
+func newEditorConnWith(t *testing.T, o vscode.Options) *editorConn {
+	t.Helper()
+	// Nothing may touch the real homes (git reads its global config there).
+	t.Setenv("MNEMO_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	o.Logger, o.Version = log, "test"
 	// The one place that names the memory's engine and its local agent.
 	agent := &recorder{agent: local.Agent{}}
 	mem, err := store.Open(context.Background(), store.Options{InMemory: true, Agent: agent})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &editorConn{t: t, editor: vscode.New(mem, log, "test"), mem: mem, agent: agent, clock: new(fakeClock), exited: make(chan struct{})}
+	c := &editorConn{t: t, editor: vscode.New(mem, o), mem: mem, agent: agent, clock: new(fakeClock), exited: make(chan struct{})}
 	vscode.SetAfterFunc(c.editor, c.clock.AfterFunc)
 
 	mux := rpc.NewMux(log)
@@ -199,9 +215,29 @@ func (c *editorConn) open(doc protocol.TextDocumentItem) {
 	c.notify(protocol.MethodTextDocumentDidOpen, &protocol.DidOpenTextDocumentParams{TextDocument: doc})
 }
 
+// save sends didSave without the text (a client that ignores
+// save.includeText).
 func (c *editorConn) save(doc protocol.TextDocumentItem) {
 	c.t.Helper()
 	c.notify(protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{TextDocument: protocol.TextDocumentIdentifier{URI: doc.URI}})
+}
+
+// saveText sends didSave with the saved text, as clients do when the
+// server asks for it (save.includeText).
+func (c *editorConn) saveText(doc protocol.TextDocumentItem, text string) {
+	c.t.Helper()
+	c.notify(protocol.MethodTextDocumentDidSave, &protocol.DidSaveTextDocumentParams{
+		TextDocument: protocol.TextDocumentIdentifier{URI: doc.URI}, Text: &text,
+	})
+}
+
+// endWindows lets the save window pass: what the saves changed is
+// remembered.
+func (c *editorConn) endWindows() {
+	c.t.Helper()
+	c.settle()
+	c.clock.Advance(vscode.DefaultSaveWindow)
+	c.settle()
 }
 
 func (c *editorConn) close(doc protocol.TextDocumentItem) {
@@ -309,7 +345,8 @@ func (c *editorConn) summaries(csid string) []memory.Summary {
 }
 
 // events returns the events the editor queued (the agent was given), in
-// order, once settled: "Open <path>", "Save <path>" or "Stop".
+// order, once settled: "<tool> <path>" ("Open", "Save", "Edit",
+// "MultiEdit", "Write") or "Stop".
 func (c *editorConn) events() []string {
 	c.t.Helper()
 	c.settle()
@@ -428,4 +465,84 @@ func (t *fakeTimer) Stop() bool {
 	was := t.armed
 	t.armed = false
 	return was
+}
+
+// rawEvents returns the events the editor queued, once settled.
+func (c *editorConn) rawEvents() []memory.Event {
+	c.t.Helper()
+	c.settle()
+	c.agent.mu.Lock()
+	defer c.agent.mu.Unlock()
+	return slices.Clone(c.agent.events)
+}
+
+// search returns the ids of the observations a search for query finds in
+// the tests' project.
+func (c *editorConn) search(query string) []uint64 {
+	c.t.Helper()
+	c.settle()
+	res, err := c.mem.Search(ctxT(c.t), memory.SearchParams{Query: query, Project: project, Limit: 20})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var ids []uint64
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+// A folder on disk for the tests that read files or ask git: named after
+// the project, with files written and, when commit is true, a git
+// repository whose HEAD has them.
+func newFolder(t *testing.T, files map[string]string, commit bool) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), project)
+	for name, text := range files {
+		writeFile(t, filepath.Join(dir, name), text)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if commit {
+		gitIn(t, dir, "init", "-q")
+		gitIn(t, dir, "add", "-A")
+		gitIn(t, dir, "-c", "user.name=test", "-c", "user.email=test@example.com", "commit", "-q", "-m", "start")
+	}
+	return dir
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func gitIn(t *testing.T, dir string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+// initializeIn starts session csid with folder as the workspace.
+func (c *editorConn) initializeIn(folder, csid string, opts vscode.InitOptions) {
+	c.t.Helper()
+	opts.ClientKind, opts.ProtocolVersion, opts.ContentSessionID, opts.Project = "vscode", rpc.ProtocolVersion, csid, project
+	p := initParams(c.t, opts)
+	p.WorkspaceFolders = protocol.NewNullable([]protocol.WorkspaceFolder{{URI: uri.URI("file://" + folder), Name: project}})
+	if _, err := c.initialize(p); err != nil {
+		c.t.Fatalf("initialize: %v", err)
+	}
+	c.notify(protocol.MethodInitialized, &protocol.InitializedParams{})
+}
+
+// docIn is a document of folder.
+func docIn(folder, name, lang, text string) protocol.TextDocumentItem {
+	return protocol.TextDocumentItem{URI: uri.URI("file://" + filepath.Join(folder, name)), LanguageID: protocol.LanguageKind(lang), Version: 1, Text: text}
 }

@@ -27,9 +27,12 @@ type lsp[T any] struct{ v T }
 
 func (p *lsp[T]) UnmarshalJSON(b []byte) error { return protocol.Unmarshal(b, &p.v) }
 
-// capabilities asks for open, close and save notifications (no text:
-// Mnemo remembers that a file was read or saved, not its content).
-var capabilities = json.RawMessage(`{"textDocumentSync":{"openClose":true,"change":0,"save":{"includeText":false}}}`)
+// capabilities asks for open and close notifications, and for save
+// notifications with the saved text: what a save changed is the saved
+// text against the text at open or at the last save. No didChange: the
+// text on save costs less than following every keystroke (see
+// docs/decisions.md).
+var capabilities = json.RawMessage(`{"textDocumentSync":{"openClose":true,"change":0,"save":{"includeText":true}}}`)
 
 // InitializeResult is LSP's, plus what Mnemo remembers for the session.
 type InitializeResult struct {

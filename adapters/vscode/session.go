@@ -26,18 +26,44 @@ type InitOptions struct {
 	// IdleMinutes is how long the editor may be quiet before the session's
 	// work is summarized (Stop); 0 means the default, negative turns it off.
 	IdleMinutes float64 `json:"idleMinutes"`
+	// SaveWindowSeconds is how long the saves of one file are gathered
+	// into one observation of their net change; 0 means the server's
+	// setting, negative remembers every save on its own.
+	SaveWindowSeconds float64 `json:"saveWindowSeconds"`
 }
 
 // DefaultIdle is how long an editor session may be quiet before Stop.
 const DefaultIdle = 10 * time.Minute
+
+// DefaultSaveWindow is how long the saves of one file are gathered into
+// one observation, unless the idle delay is shorter.
+const DefaultSaveWindow = time.Minute
+
+// Options configure an Editor.
+type Options struct {
+	Logger  *slog.Logger
+	Version string // the server's, in the initialize result
+	// SaveWindow is how long the saves of one file are gathered into one
+	// observation: 0 is DefaultSaveWindow, negative remembers every save
+	// on its own. A client's saveWindowSeconds wins.
+	SaveWindow time.Duration
+	// TextBytes caps the document texts kept: 0 is DefaultTextBytes.
+	TextBytes int
+}
 
 // Editor is the state of one editor connection.
 type Editor struct {
 	mem     *store.Memory
 	log     *slog.Logger
 	version string
-	// afterFunc starts the idle timer: time.AfterFunc, or a test's clock.
-	afterFunc func(d time.Duration, f func()) timer
+	// afterFunc starts the idle and save-window timers: time.AfterFunc,
+	// or a test's clock.
+	afterFunc  func(d time.Duration, f func()) timer
+	saveWindow time.Duration // the server's setting
+
+	// emitMu orders what the editor sends to the memory from timers and
+	// handlers: a window's observation, a Stop, the SessionEnd.
+	emitMu sync.Mutex
 
 	mu          sync.Mutex
 	initialized bool
@@ -45,6 +71,9 @@ type Editor struct {
 	csid, cwd   string
 	platform    string
 	opened      map[string]bool // the files opened in this session (documents.go)
+	docs        *texts          // the documents' texts (texts.go)
+	window      time.Duration   // this session's save window; 0: none
+	period      []changed       // what the saves changed since the last Stop
 	idle        time.Duration
 	timer       timer
 	active      bool // events since the last Stop
@@ -58,11 +87,20 @@ type timer interface {
 }
 
 // New returns the editor state for one connection.
-func New(mem *store.Memory, log *slog.Logger, version string) *Editor {
-	if log == nil {
-		log = slog.Default()
+func New(mem *store.Memory, o Options) *Editor {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
 	}
-	return &Editor{mem: mem, log: log, version: version, afterFunc: timeAfterFunc, opened: map[string]bool{}}
+	if o.SaveWindow == 0 {
+		o.SaveWindow = DefaultSaveWindow
+	}
+	if o.TextBytes <= 0 {
+		o.TextBytes = DefaultTextBytes
+	}
+	return &Editor{
+		mem: mem, log: o.Logger, version: o.Version, afterFunc: timeAfterFunc, saveWindow: o.SaveWindow,
+		opened: map[string]bool{}, docs: newTexts(o.TextBytes),
+	}
 }
 
 // timeAfterFunc is time.AfterFunc, returning a timer.
@@ -103,6 +141,19 @@ func (e *Editor) initialize(ctx context.Context, p lsp[protocol.InitializeParams
 	default:
 		e.idle = time.Duration(opts.IdleMinutes * float64(time.Minute))
 	}
+	switch {
+	case opts.SaveWindowSeconds < 0:
+		e.window = 0
+	case opts.SaveWindowSeconds > 0:
+		e.window = time.Duration(opts.SaveWindowSeconds * float64(time.Second))
+	default:
+		e.window = max(e.saveWindow, 0)
+	}
+	if e.idle > 0 && e.window > e.idle {
+		// A window never outlasts the idle delay: the idle Stop sees what
+		// the saves changed.
+		e.window = e.idle
+	}
 	e.mu.Unlock()
 
 	res, err := e.mem.SessionStart(ctx, memory.SessionStartParams{
@@ -131,14 +182,20 @@ func (e *Editor) ready() (csid, cwd, platform string, err error) {
 	return e.csid, e.cwd, e.platform, nil
 }
 
-// touch records activity and restarts the idle timer.
-func (e *Editor) touch() {
+// touch restarts the idle timer; an event worth remembering (work) also
+// makes the period one to summarize.
+func (e *Editor) touch(work bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.initialized || e.shutdown || e.closed || e.idle <= 0 {
 		return
 	}
-	e.active = true
+	if work {
+		e.active = true
+	}
+	if !e.active {
+		return // nothing to summarize: no timer needed
+	}
 	if e.timer == nil {
 		e.timer = e.afterFunc(e.idle, e.onIdle)
 		return
@@ -146,7 +203,19 @@ func (e *Editor) touch() {
 	e.timer.Reset(e.idle)
 }
 
+// onIdle ends the waiting save windows, then summarizes the period.
 func (e *Editor) onIdle() {
+	e.emitMu.Lock()
+	defer e.emitMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	e.mu.Lock()
+	gone := e.shutdown || e.closed
+	e.mu.Unlock()
+	if gone {
+		return
+	}
+	e.flushAll(ctx)
 	e.mu.Lock()
 	if !e.active || e.shutdown || e.closed {
 		e.mu.Unlock()
@@ -154,10 +223,9 @@ func (e *Editor) onIdle() {
 	}
 	e.active = false
 	csid := e.csid
+	msg := e.takePeriod()
 	e.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := e.mem.Stop(ctx, memory.StopParams{ContentSessionID: csid}); err != nil {
+	if _, err := e.mem.Stop(ctx, memory.StopParams{ContentSessionID: csid, LastAssistantMessage: msg}); err != nil {
 		e.log.Warn("idle stop", "session", csid, "err", err)
 	}
 }
@@ -167,22 +235,28 @@ func (e *Editor) shutdownCall(ctx context.Context, _ json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
+	e.emitMu.Lock()
+	defer e.emitMu.Unlock()
 	e.mu.Lock()
 	already := e.shutdown
-	e.shutdown = true
-	active := e.active
-	e.active = false
-	if e.timer != nil {
-		e.timer.Stop()
-	}
 	e.mu.Unlock()
 	if already {
 		return nil, nil
 	}
+	// The saves still in a window are remembered before the summary, and
+	// the summary before the session ends.
+	e.flushAll(ctx)
+	e.mu.Lock()
+	e.shutdown = true
+	active := e.active
+	e.active = false
+	msg := e.takePeriod()
+	if e.timer != nil {
+		e.timer.Stop()
+	}
+	e.mu.Unlock()
 	if active {
-		// Work since the last summary is summarized before the session
-		// closes.
-		if _, err := e.mem.Stop(ctx, memory.StopParams{ContentSessionID: csid}); err != nil {
+		if _, err := e.mem.Stop(ctx, memory.StopParams{ContentSessionID: csid, LastAssistantMessage: msg}); err != nil {
 			return nil, err
 		}
 	}
@@ -192,12 +266,28 @@ func (e *Editor) shutdownCall(ctx context.Context, _ json.RawMessage) (any, erro
 	return nil, nil
 }
 
-// Stopped notes that the client asked for a Stop itself (mnemo/stop): the
-// work so far is being summarized, so the idle timer has nothing to add
-// until new events arrive.
-func (e *Editor) Stopped() {
+// Stop prepares a Stop the client asked for itself (mnemo/stop): when it
+// is this editor's session, the saves still in a window are remembered
+// first, and p gets what the saves of the period changed as its
+// LastAssistantMessage unless it has one. The idle timer then has nothing
+// to add until new events arrive. The caller queues p.
+func (e *Editor) Stop(ctx context.Context, p *memory.StopParams) {
+	e.emitMu.Lock()
+	defer e.emitMu.Unlock()
+	e.mu.Lock()
+	mine := e.initialized && p.ContentSessionID == e.csid
+	e.mu.Unlock()
+	if mine {
+		e.flushAll(ctx)
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if mine {
+		msg := e.takePeriod()
+		if strings.TrimSpace(p.LastAssistantMessage) == "" {
+			p.LastAssistantMessage = msg
+		}
+	}
 	e.active = false
 	if e.timer != nil {
 		e.timer.Stop()
@@ -212,9 +302,22 @@ func (e *Editor) ShutDown() bool {
 	return e.shutdown
 }
 
-// Close stops the idle timer; the connection is gone. The connection's
-// owner calls it after the exit notification or when the stream ends.
+// Close remembers the saves still in a window and stops the timers; the
+// connection is gone. The connection's owner calls it after the exit
+// notification or when the stream ends. The session stays open (no Stop,
+// no SessionEnd) unless the client shut it down.
 func (e *Editor) Close() {
+	e.emitMu.Lock()
+	defer e.emitMu.Unlock()
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return
+	}
+	e.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	e.flushAll(ctx)
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true

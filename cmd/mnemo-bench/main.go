@@ -51,6 +51,8 @@ type options struct {
 	useTopics          int
 	keep               bool
 	verbose            bool
+	only               string // "editor": only the editor rows
+	editorSaves        int
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -71,10 +73,15 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.embedSample, "embed", 48, "observation texts embedded by the sentence encoder for its throughput")
 	fs.StringVar(&o.embedder, "embedder", "auto", "the embedder of the data sets and their daemons: auto (the sentence encoder when installed), use-lite or hash")
 	fs.IntVar(&o.useTopics, "use-topics", 1000, "topics embedded by the sentence encoder for the data sets (the others borrow their vectors)")
+	fs.StringVar(&o.only, "only", "", `"editor": measure only the editor rows (in-process, a few seconds)`)
+	fs.IntVar(&o.editorSaves, "editor-saves", 1000, "saves of the editor rows")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary homes")
 	fs.BoolVar(&o.verbose, "v", false, "log more")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.only != "" && o.only != "editor" {
+		return o, fmt.Errorf("-only %q: want editor", o.only)
 	}
 	o.coldStarts = max(o.coldStarts, 1)
 	for _, s := range strings.Split(*sizes, ",") {
@@ -136,11 +143,15 @@ type bench struct {
 	modelMB   float64 // the sentence encoder's live heap
 	ingest    ingestResult
 	sizes     []sizeResult
+	editor    *editorResult
 }
 
 func (b *bench) run(ctx context.Context) error {
 	b.started = time.Now()
 	defer func() { b.took = time.Since(b.started) }()
+	if b.o.only == "editor" {
+		return b.runEditor(ctx)
+	}
 	for _, f := range []string{"mnemo", "mnemo-hook"} {
 		if _, err := os.Stat(filepath.Join(b.o.bin, f)); err != nil {
 			return fmt.Errorf("%w (build with `go build -o %s/%s ./cmd/%s`)", err, b.o.bin, f, f)
@@ -274,6 +285,22 @@ func (b *bench) run(ctx context.Context) error {
 		}
 		b.sizes = append(b.sizes, sr)
 	}
+	return b.runEditor(ctx)
+}
+
+// runEditor measures the editor rows in a temporary folder.
+func (b *bench) runEditor(ctx context.Context) error {
+	root, err := os.MkdirTemp("", "mnemo-bench-editor-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	b.log.Info("measuring the editor's saves", "documents", editorDocs, "saves", b.o.editorSaves)
+	r, err := measureEditor(ctx, b.log, root, b.o.editorSaves)
+	if err != nil {
+		return fmt.Errorf("editor: %w", err)
+	}
+	b.editor = &r
 	return nil
 }
 
@@ -305,6 +332,9 @@ func verdict(ok bool) string {
 }
 
 func (b *bench) rows() []row {
+	if b.o.only == "editor" {
+		return b.editor.rows()
+	}
 	var rows []row
 	if h := b.hooks; h != nil {
 		trueP50 := h.binTrue.times.p50()
@@ -419,6 +449,9 @@ func (b *bench) rows() []row {
 	}
 	if b.embedErr != "" {
 		rows = append(rows, row{"embedding throughput, USE-Lite", "not measured", "", "", b.embedErr})
+	}
+	if b.editor != nil {
+		rows = append(rows, b.editor.rows()...)
 	}
 	return rows
 }

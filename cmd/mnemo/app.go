@@ -113,6 +113,8 @@ type Main struct {
 	Agent memory.Agent
 
 	Memory *store.Memory
+	// Config is the configuration Open loaded.
+	Config Config
 }
 
 // Open opens the memory under Home.
@@ -127,6 +129,7 @@ func (m *Main) Open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	m.Config = cfg
 	emb, notice, err := openEmbedder(ctx, cfg.Embedder, modelsDir(m.Home))
 	if err != nil {
 		return err
@@ -217,7 +220,7 @@ func splitList(s string) []string {
 // closes both ends.
 func (m *Main) inProcessClient(ctx context.Context) (*rpc.Client, func()) {
 	a, b := net.Pipe()
-	c := newConnection(m.Memory, m.Logger, m.Home)
+	c := newConnection(m, m.Logger)
 	conn := rpc.Serve(ctx, b, c.Handler())
 	cl := rpc.NewClient(a, nil)
 	return cl, func() {

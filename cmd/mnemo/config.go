@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Config is what can be set in $MNEMO_HOME/settings.json or, taking
@@ -41,6 +42,20 @@ type Config struct {
 	// SkipTools adds tools whose events are not stored (comma-separated in
 	// the environment).
 	SkipTools []string `json:"skipTools" env:"MNEMO_SKIP_TOOLS"`
+	// SaveWindowSeconds is how long an editor's saves of one file are
+	// gathered into one observation of their net change: 0 is the default
+	// (a minute, or the editor's idle delay if shorter), negative
+	// remembers every save on its own. An editor's initializationOptions
+	// (saveWindowSeconds) win.
+	SaveWindowSeconds int `json:"saveWindowSeconds" env:"MNEMO_SAVE_WINDOW_SECONDS"`
+}
+
+// saveWindow is SaveWindowSeconds for vscode.Options.
+func (c Config) saveWindow() time.Duration {
+	if c.SaveWindowSeconds < 0 {
+		return -1
+	}
+	return time.Duration(c.SaveWindowSeconds) * time.Second
 }
 
 // defaultConfig is what applies when nothing is set.

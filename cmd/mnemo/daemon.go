@@ -141,7 +141,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			d.clients.Add(-1)
 			d.last.Store(time.Now().UnixNano())
 		}()
-		c := newConnection(d.Memory, log, d.Home)
+		c := newConnection(&d.Main, log)
 		defer c.editor.Close()
 		conn := rpc.Serve(ctx, nc, rpc.RequireHello(c.Handler(), Version, nil))
 		select {

@@ -61,6 +61,15 @@ func startServe(t testing.TB, env *testEnv, args ...string) *stdioClient {
 	return &stdioClient{t: t, cmd: cmd, in: in, out: bufio.NewReader(out), stderr: stderr}
 }
 
+// notify sends a notification.
+func (c *stdioClient) notify(method string, params any) {
+	c.t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if _, err := fmt.Fprintf(c.in, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+		c.t.Fatalf("send %s: %v", method, err)
+	}
+}
+
 // call sends a request and returns its result, failing the test on an
 // error response.
 func (c *stdioClient) call(method string, params any) json.RawMessage {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mnemo-dev/mnemo/adapters/vscode"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -22,55 +21,60 @@ type connection struct {
 	exit   chan struct{} // closed by the LSP exit notification
 }
 
-// newConnection builds the method table of one connection to mem.
-func newConnection(mem *store.Memory, log *slog.Logger, home string) *connection {
-	c := &connection{mux: rpc.NewMux(log), editor: vscode.New(mem, log, Version), exit: make(chan struct{})}
+// newConnection builds the method table of one connection to m's memory.
+func newConnection(m *Main, log *slog.Logger) *connection {
+	mem, home := m.Memory, m.Home
+	editor := vscode.New(mem, vscode.Options{Logger: log, Version: Version, SaveWindow: m.Config.saveWindow()})
+	c := &connection{mux: rpc.NewMux(log), editor: editor, exit: make(chan struct{})}
 	c.mux.Use(rpc.LogCalls(log))
-	m := c.mux
-	handle(m, memory.MethodSessionStart, mem.SessionStart)
-	handle(m, memory.MethodUserPromptSubmit, mem.UserPromptSubmit)
-	handle(m, memory.MethodPostToolUse, mem.PostToolUse)
-	handle(m, memory.MethodStop, func(ctx context.Context, p memory.StopParams) (memory.QueueResult, error) {
-		c.editor.Stopped() // an editor that asks for Stop itself needs no idle Stop
+	mux := c.mux
+	handle(mux, memory.MethodSessionStart, mem.SessionStart)
+	handle(mux, memory.MethodUserPromptSubmit, mem.UserPromptSubmit)
+	handle(mux, memory.MethodPostToolUse, mem.PostToolUse)
+	handle(mux, memory.MethodStop, func(ctx context.Context, p memory.StopParams) (memory.QueueResult, error) {
+		// An editor that asks for Stop itself needs no idle Stop; its saves
+		// still in a window are remembered first, and the summary is told
+		// what they changed.
+		c.editor.Stop(ctx, &p)
 		return mem.Stop(ctx, p)
 	})
-	handle(m, memory.MethodSessionEnd, mem.SessionEnd)
-	handle(m, memory.MethodSearch, mem.Search)
-	handle(m, memory.MethodTimeline, mem.Timeline)
-	handle(m, memory.MethodGetObservations, mem.Get)
-	handle(m, memory.MethodContext, mem.Context)
-	handle(m, memory.MethodSave, mem.Save)
-	handle(m, memory.MethodForget, mem.Forget)
-	handle(m, memory.MethodStatus, func(ctx context.Context, _ struct{}) (memory.Status, error) {
+	handle(mux, memory.MethodSessionEnd, mem.SessionEnd)
+	handle(mux, memory.MethodSearch, mem.Search)
+	handle(mux, memory.MethodTimeline, mem.Timeline)
+	handle(mux, memory.MethodGetObservations, mem.Get)
+	handle(mux, memory.MethodContext, mem.Context)
+	handle(mux, memory.MethodSave, mem.Save)
+	handle(mux, memory.MethodForget, mem.Forget)
+	handle(mux, memory.MethodStatus, func(ctx context.Context, _ struct{}) (memory.Status, error) {
 		st, err := mem.Status(ctx)
 		st.ProtocolVersion = rpc.ProtocolVersion
 		st.DataDir = home
 		return st, err
 	})
-	handle(m, memory.MethodSessions, func(ctx context.Context, _ struct{}) (memory.SessionsResult, error) {
+	handle(mux, memory.MethodSessions, func(ctx context.Context, _ struct{}) (memory.SessionsResult, error) {
 		s, err := mem.Sessions(ctx)
 		return memory.SessionsResult{Sessions: s}, err
 	})
-	handle(m, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) {
+	handle(mux, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) {
 		p, err := mem.Doctor(ctx)
 		if p == nil {
 			p = []memory.Problem{}
 		}
 		return memory.DoctorResult{Problems: p}, err
 	})
-	handle(m, memory.MethodReindex, func(ctx context.Context, _ struct{}) (memory.ReindexResult, error) {
+	handle(mux, memory.MethodReindex, func(ctx context.Context, _ struct{}) (memory.ReindexResult, error) {
 		n, err := mem.Reindex(ctx)
 		return memory.ReindexResult{Observations: n}, err
 	})
-	handle(m, memory.MethodExport, func(ctx context.Context, p memory.ExportParams) (memory.ExportResult, error) {
+	handle(mux, memory.MethodExport, func(ctx context.Context, p memory.ExportParams) (memory.ExportResult, error) {
 		return exportTo(ctx, mem, p)
 	})
-	handle(m, memory.MethodImport, func(ctx context.Context, p memory.ImportParams) (memory.ImportResult, error) {
+	handle(mux, memory.MethodImport, func(ctx context.Context, p memory.ImportParams) (memory.ImportResult, error) {
 		return importFrom(ctx, mem, p)
 	})
-	c.editor.Register(m)
+	c.editor.Register(mux)
 	var once sync.Once
-	rpc.HandleNotify(m, "exit", func(context.Context, struct{}) error {
+	rpc.HandleNotify(mux, "exit", func(context.Context, struct{}) error {
 		once.Do(func() { close(c.exit) })
 		return nil
 	})

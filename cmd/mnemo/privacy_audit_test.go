@@ -21,8 +21,8 @@ import (
 )
 
 // The privacy audit: a marker inside <private> tags and a fake secret go
-// in through every entry point (the hook, the editor's LSP session, the MCP
-// server, the command line's import); then the daemon is stopped and not
+// in through every entry point (the hook, the editor's LSP session and the
+// files it saves, the MCP server, the command line's import); then the daemon is stopped and not
 // one byte under $MNEMO_HOME (the store does not compress, so this is a
 // real check), no log and no injected context may hold either. A
 // positive control proves the search could find them: a plain marker sent
@@ -138,8 +138,15 @@ func TestPrivacyAudit(t *testing.T) {
 		c.call(memory.MethodUserPromptSubmit, map[string]any{"contentSessionId": "audit-editor", "cwd": env.project, "prompt": w.tainted("editor-prompt")})
 		c.call(memory.MethodSave, map[string]any{"text": w.tainted("editor-save"), "cwd": env.project})
 		c.call(memory.MethodSave, map[string]any{"title": w.tainted("editor-title"), "text": "the retry path fails", "cwd": env.project})
-		c.call("shutdown", nil)
-		entries = append(entries, "editor-prompt", "editor-save", "editor-title")
+		// A saved file: what the save changed reaches memory, its private
+		// part and its secret never do.
+		uri := "file://" + filepath.Join(env.project, "retry.py")
+		before := "def retry(op):\n    return op()\n"
+		after := "def retry(op):\n    # " + w.tainted("editor-file") + "\n    return op()\n"
+		c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "python", "version": 1, "text": before}})
+		c.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}, "text": after})
+		c.call("shutdown", nil) // remembers the save before the session ends
+		entries = append(entries, "editor-prompt", "editor-save", "editor-title", "editor-file")
 	})
 
 	t.Run("mcp", func(t *testing.T) {

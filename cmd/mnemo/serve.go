@@ -67,7 +67,7 @@ func serveInProcess(ctx context.Context, home string, log *slog.Logger, rwc io.R
 
 func serveConn(ctx context.Context, m *Main, rwc io.ReadWriteCloser) error {
 	log := m.Logger
-	c := newConnection(m.Memory, log, m.Home)
+	c := newConnection(m, log)
 	defer c.editor.Close()
 	conn := rpc.Serve(ctx, rwc, c.Handler())
 	select {

@@ -95,11 +95,7 @@ func classifyEdit(t *toolEvent, file string, turn []memory.Observation) editInfo
 	var added, removed, changed []string
 	if e.code {
 		if len(e.pairs) > 0 {
-			for _, p := range e.pairs {
-				a, r, c := declDiff(declsOf(p.OldString, 12), declsOf(p.NewString, 12))
-				added, removed, changed = append(added, a...), append(removed, r...), append(changed, c...)
-				e.newDecls = append(e.newDecls, declsOf(p.NewString, 12)...)
-			}
+			added, removed, changed, e.newDecls = pairDecls(e.pairs)
 		} else {
 			e.newDecls = declsOf(e.content, 24)
 			if e.rewrite && e.original != "" {
@@ -114,9 +110,21 @@ func classifyEdit(t *toolEvent, file string, turn []memory.Observation) editInfo
 	e.symbols = append(e.symbols, e.added...)
 	e.symbols = append(e.symbols, e.removed...)
 	if e.code && len(e.symbols) == 0 && len(e.pairs) > 0 {
-		if s := enclosingDecl(e.original, e.pairs[0].OldString, e.patch); s != "" {
-			e.symbols = []string{s}
-			e.changed = e.symbols
+		// Pairs inside bodies: the declarations they sit in. The patch's
+		// context lines stand for the file only for the first pair.
+		var in []string
+		for i, p := range e.pairs {
+			var patch []string
+			if i == 0 {
+				patch = e.patch
+			}
+			if s := enclosingDecl(e.original, p.OldString, patch); s != "" {
+				in = append(in, s)
+			}
+		}
+		if in = dedupe(in, 8); len(in) > 0 {
+			e.symbols = in
+			e.changed = in
 		}
 	}
 	e.where = file
@@ -163,6 +171,44 @@ func editFacts(n *draft, e editInfo) {
 			n.fact("%s: %s", e.file, countOf(lines, "line"))
 		}
 	}
+}
+
+// pairDecls compares the declarations of each pair's old and new text:
+// the names the pairs add, remove and change, and the new text's
+// declarations.
+func pairDecls(pairs []editPair) (added, removed, changed []string, newDecls []codeDecl) {
+	for _, p := range pairs {
+		after := declsOf(p.NewString, 12)
+		a, r, c := declDiff(declsOf(p.OldString, 12), after)
+		added, removed, changed = append(added, a...), append(removed, r...), append(changed, c...)
+		newDecls = append(newDecls, after...)
+	}
+	return added, removed, changed, newDecls
+}
+
+// EditSymbols names what an edit of file touched, as the agent's
+// observation of the edit does: the declarations the pairs (old and new
+// text) add, change or remove, else those the pairs sit in, found in
+// original (the file before the edit). A file that is not code has none.
+func EditSymbols(file, original string, pairs [][2]string) []string {
+	if !isCode(file) || len(pairs) == 0 {
+		return nil
+	}
+	ps := make([]editPair, len(pairs))
+	for i, p := range pairs {
+		ps[i] = editPair{OldString: p[0], NewString: p[1]}
+	}
+	added, removed, changed, _ := pairDecls(ps)
+	if out := dedupe(slices.Concat(changed, added, removed), 8); len(out) > 0 {
+		return out
+	}
+	var in []string
+	for _, p := range ps {
+		if s := enclosingDecl(original, p.OldString, nil); s != "" {
+			in = append(in, s)
+		}
+	}
+	return dedupe(in, 8)
 }
 
 // titleEdit gives an edit its type, title and narrative, first match

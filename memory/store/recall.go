@@ -166,6 +166,14 @@ func (m *Memory) Save(ctx context.Context, p memory.SaveParams) (memory.SaveResu
 	for _, f := range p.Files {
 		o.FilesModified = append(o.FilesModified, memory.RelPath(p.Cwd, f))
 	}
+	if a := p.Anchor; a != nil {
+		anchor := *a
+		anchor.File = memory.RelPath(p.Cwd, a.File)
+		o.Anchor = &anchor
+		if !slices.Contains(o.FilesModified, anchor.File) {
+			o.FilesModified = append(o.FilesModified, anchor.File)
+		}
+	}
 	o.Concepts = dedupe(local.Concepts(o.FilesModified...), 8)
 	var stored bool
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {

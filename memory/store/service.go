@@ -270,7 +270,7 @@ func (m *Memory) PostToolUse(ctx context.Context, p memory.ToolUseParams) (memor
 	}
 	ev := memory.Event{
 		Kind: memory.EventTool, Cwd: p.Cwd, Platform: p.Platform,
-		ToolName: p.ToolName, ToolUseID: p.ToolUseID,
+		ToolName: p.ToolName, ToolUseID: p.ToolUseID, Source: p.Source,
 		ToolInput: m.cleanJSON(p.ToolInput), ToolResponse: m.cleanJSON(p.ToolResponse),
 	}
 	return m.enqueue(ctx, p.ContentSessionID, m.project("", p.Cwd), p.EventKey, ev)

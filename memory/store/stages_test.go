@@ -162,6 +162,18 @@ func TestBadInputNamesTheField(t *testing.T) {
 			return err
 		}, "anchor"},
 		{"save without text", func() error { _, err := m.Save(ctx, memory.SaveParams{Project: "p"}); return err }, "text"},
+		{"tool from nowhere", func() error {
+			_, err := m.PostToolUse(ctx, memory.ToolUseParams{ContentSessionID: "s", ToolName: "Edit", Source: "elsewhere"})
+			return err
+		}, "source"},
+		{"anchor without file", func() error {
+			_, err := m.Save(ctx, memory.SaveParams{Project: "p", Text: "x", Anchor: &memory.Anchor{StartLine: 1, EndLine: 1}})
+			return err
+		}, "anchor.file"},
+		{"anchor ending before it starts", func() error {
+			_, err := m.Save(ctx, memory.SaveParams{Project: "p", Text: "x", Anchor: &memory.Anchor{File: "a.go", StartLine: 9, EndLine: 3}})
+			return err
+		}, "anchor"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -484,5 +496,39 @@ func TestContextPrefersUsefulObservations(t *testing.T) {
 		if it.Reason == "" {
 			t.Fatalf("injection item without a reason: %+v", inj[0].Items)
 		}
+	}
+}
+
+// A memory saved from a selection keeps where it came from: the file,
+// relative to the project, and the range; the file is among its files.
+func TestSaveKeepsTheAnchorOfASelection(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	r, err := m.Save(ctx, memory.SaveParams{
+		Cwd: "/src/shop", Text: "retry with backoff, never more than 3 times",
+		Anchor: &memory.Anchor{File: "/src/shop/cart/retry.go", StartLine: 12, StartColumn: 2, EndLine: 18, EndColumn: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := m.Get(ctx, memory.IDsParams{IDs: []uint64{r.ID}})
+	if err != nil || len(got.Observations) != 1 {
+		t.Fatalf("get #%d: %v", r.ID, err)
+	}
+	o := got.Observations[0]
+	want := memory.Anchor{File: "cart/retry.go", StartLine: 12, StartColumn: 2, EndLine: 18, EndColumn: 1}
+	if o.Anchor == nil || *o.Anchor != want || o.Anchor.String() != "cart/retry.go:12-18" {
+		t.Fatalf("anchor = %+v, want %+v", o.Anchor, want)
+	}
+	if len(o.FilesModified) != 1 || o.FilesModified[0] != "cart/retry.go" || o.Source != memory.SourceSaved {
+		t.Fatalf("files %q, source %q", o.FilesModified, o.Source)
+	}
+	// The same text from another place is another memory.
+	r2, err := m.Save(ctx, memory.SaveParams{
+		Cwd: "/src/shop", Text: "retry with backoff, never more than 3 times",
+		Anchor: &memory.Anchor{File: "/src/shop/cart/pay.go", StartLine: 3, EndLine: 4},
+	})
+	if err != nil || r2.ID == r.ID {
+		t.Fatalf("second save: #%d, %v; want a memory of its own", r2.ID, err)
 	}
 }

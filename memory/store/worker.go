@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -243,7 +244,7 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 		o.SessionID, o.ContentSessionID, o.MemorySessionID = sess.ID, sess.ContentSessionID, out.MemorySessionID
 		o.PromptNumber, o.Project = ev.PromptNumber, sess.Project
 		if o.Source == "" {
-			o.Source = memory.SourceAgent
+			o.Source = cmp.Or(ev.Source, memory.SourceAgent)
 		}
 		if o.Time.IsZero() {
 			o.Time = ev.Time

@@ -4,7 +4,8 @@
 //   node harness.mjs drive    headless Chromium (puppeteer-core) opens the
 //                             workbench on the workspace, waits for the
 //                             extension to be up, opens each file through Quick
-//                             Open, types into it and saves it with Ctrl+S,
+//                             Open, types a statement into its function body
+//                             and saves it with Ctrl+S,
 //                             waits for the idle summary, then closes the page
 //   node harness.mjs verify   after code-server has stopped: what is left in
 //                             Mnemo's memory, read with the mnemo command line
@@ -177,10 +178,25 @@ async function quickOpen(page, file) {
   );
 }
 
-/** Types a line at the top of the open file, saves it with Ctrl+S, waits until it is on disk. */
+/**
+ * The edit of each file: a statement typed into the body of its function, before the
+ * return, calling an identifier that is nowhere else.
+ */
+const edits = {
+  'cart.py': { fn: 'total', identifier: 'applyLoyaltyDiscount', line: 'items = applyLoyaltyDiscount(items)' },
+  'checkout.py': { fn: 'checkout', identifier: 'reserveStockFor', line: 'reserveStockFor(cart)' },
+};
+
+/**
+ * Types a statement into the function body of the open file (line 2, before the
+ * return: Home goes to its first non-blank character, Enter keeps the indentation),
+ * saves it with Ctrl+S, waits until it is on disk.
+ */
 async function editAndSave(page, file, line) {
   const abs = path.join(config.workspace, file);
   await press(page, 'Control', 'Home');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Home');
   await page.keyboard.type(line);
   await page.keyboard.press('Enter');
   await waitFor(`${file} to be dirty`, 5_000, () =>
@@ -256,8 +272,8 @@ async function drive() {
     for (const [i, file] of config.files.entries()) {
       await quickOpen(page, file);
       mark(`opened ${file} with Quick Open`);
-      await editAndSave(page, file, `# edited in VS Code by the Mnemo e2e test, step ${i + 1}`);
-      mark(`typed into ${file} and saved it with Ctrl+S`, `saved${i + 1}`);
+      await editAndSave(page, file, edits[file].line);
+      mark(`typed into ${edits[file].fn} of ${file} and saved it with Ctrl+S`, `saved${i + 1}`);
     }
 
     for (const file of config.files) {
@@ -353,6 +369,20 @@ async function verify() {
       `mnemo search --file ${file} finds its save (${saves.map((o) => `#${o.id} ${o.type} "${o.title}"`).join('; ') || 'none'})`,
     );
     check(mine.every((o) => o.project === config.project), `the save of ${file} is in project ${config.project}`);
+    // What the save changed: the function, and the identifier it added, by which a
+    // search finds it.
+    const { fn, identifier } = edits[file];
+    const edit = mine.find((o) => o.tool === 'Edit' && o.source === 'editor');
+    check(
+      edit !== undefined && new RegExp(`\\b${fn}\\b`, 'u').test(edit.title) && (edit.facts ?? []).includes(`symbols: ${fn}`),
+      `the save of ${file} is an Edit naming the function ${fn} (${edit ? `#${edit.id} "${edit.title}"` : 'none'})`,
+    );
+    check((edit?.evidence ?? '').includes(identifier), `it keeps the identifier the change added, ${identifier}`);
+    const { hits } = await mnemo('search', '--json', '--project', config.project, identifier);
+    check(
+      edit !== undefined && hits[0]?.id === edit.id,
+      `mnemo search ${identifier} finds it first (${hits.map((h) => `#${h.id}`).join(', ') || 'no hits'})`,
+    );
   }
 
   const c = await counts();
@@ -365,6 +395,12 @@ async function verify() {
   check(
     config.files.every((f) => modified.includes(f) || modified.includes(path.join(config.workspace, f))),
     `the last summary names the saved files (${modified.join(', ') || 'none'})`,
+  );
+  // The idle summary says which functions changed, not only which files.
+  const completed = context.context.split('\n').find((l) => l.startsWith('- Completed: ')) ?? '';
+  check(
+    config.files.every((f) => completed.includes(`${edits[f].fn} in ${f}`)),
+    `the summary names the functions the saves changed (${completed || 'no Completed line'})`,
   );
 
   if (failures.length > 0) {

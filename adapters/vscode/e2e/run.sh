@@ -2,9 +2,11 @@
 # The Mnemo extension in a real VS Code, end to end, offline: package the
 # extension with the mnemo binary inside, install it into code-server 4.100.3
 # (VS Code 1.100.3) in a fresh profile, open a git workspace "shop" in headless
-# Chromium, edit and save two files through the UI, let the editor go idle,
-# close the page, and check with the mnemo command line that both saves are in
-# memory under project "shop" and the editor's session, with a summary.
+# Chromium, edit a function body in each of two files and save them through
+# the UI, let the editor go idle, close the page, and check with the mnemo
+# command line that both saves are in memory under project "shop" and the
+# editor's session, each naming the function it changed and found by the
+# identifier it added, with a summary that names the functions.
 #
 # usage: run.sh
 # Env:   MNEMO_VSCODE_E2E_DIR  work folder (default <repo>/.cache/vscode-e2e); see setup.sh
@@ -147,15 +149,19 @@ mkdir -p "$ws"
 printf 'def total(items):\n    return sum(i.price for i in items)\n' > "$ws/cart.py"
 printf 'def checkout(cart):\n    return cart.total()\n' > "$ws/checkout.py"
 git -C "$ws" init -q
+git -C "$ws" add -A
+git -C "$ws" -c user.name=e2e -c user.email=e2e@example.com commit -q -m start
 ws=$(cd "$ws" && pwd -P)
 
 # 2. The fresh profile's settings: the extension's own settings, a short idle
 #    period (0.1 min = 6 s: far longer than the gap between the two saves, so
-#    one summary covers both) and the daemon path; nothing that could type for us.
+#    one summary covers both), a save window of 2 s (the saves of a file within
+#    it are one observation) and the daemon path; nothing that could type for us.
 cat > "$run/user-data/User/settings.json" << EOF
 {
   "mnemo.home": "$run/mnemo",
   "mnemo.idleMinutes": 0.1,
+  "mnemo.saveWindowSeconds": 2,
   "mnemo.remote": "auto",
   "telemetry.telemetryLevel": "off",
   "security.workspace.trust.enabled": false,

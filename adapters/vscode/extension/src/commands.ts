@@ -5,9 +5,10 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { MemoryDocuments } from './documents';
-import { contextMarkdown, forgetMessage, hitRow, idList, observationMarkdown, parseIds, plural } from './format';
+import { anchorOf, contextMarkdown, forgetMessage, hitRow, idList, observationMarkdown, parseIds, plural } from './format';
 import { LiveQuery } from './live';
 import {
+  type Anchor,
   type ContextResult,
   type ForgetResult,
   type GetObservationsResult,
@@ -125,6 +126,10 @@ async function rememberSelection(deps: CommandDeps): Promise<void> {
   }
   if (doc.uri.scheme === 'file') {
     params.files = [doc.uri.fsPath];
+    params.anchor = selectionAnchor(
+      doc.uri.fsPath,
+      editor.selections.filter((s) => !s.isEmpty),
+    );
   }
   const result = await deps.sidecar.request<SaveResult>(Method.save, params);
   deps.sidecar.output.info(`Remembered the selection of ${doc.uri.toString()} as #${result.id}`);
@@ -133,6 +138,16 @@ async function rememberSelection(deps: CommandDeps): Promise<void> {
   if (choice === 'Open') {
     await openObservation(deps, result.id);
   }
+}
+
+/** The anchor of the selected text: from the first selection's start to the last one's end. */
+function selectionAnchor(file: string, selections: readonly vscode.Selection[]): Anchor | undefined {
+  if (selections.length === 0) {
+    return undefined;
+  }
+  const start = selections.map((s) => s.start).reduce((a, b) => (b.isBefore(a) ? b : a));
+  const end = selections.map((s) => s.end).reduce((a, b) => (a.isBefore(b) ? b : a));
+  return anchorOf(file, start, end);
 }
 
 async function forget(deps: CommandDeps): Promise<void> {

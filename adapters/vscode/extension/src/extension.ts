@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { MemoryDocuments, SCHEME } from './documents';
-import { IdleTracker, idleMinutesToMs } from './idle';
+import { IdleTracker, idleMinutesToMs, saveWindowSeconds } from './idle';
 import { Method, type StopParams, type StopResult } from './protocol';
 import { contentSessionId } from './session';
 import { Sidecar, describe } from './sidecar';
@@ -79,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): MnemoApi {
     vscode.workspace.onDidSaveTextDocument((doc) => {
       activity();
       if (doc.uri.scheme === 'file') {
-        statusBar.refreshSoon();
+        statusBar.refreshAfterSave(saveWindowSeconds(vscode.workspace.getConfiguration('mnemo').get('saveWindowSeconds')));
       }
     }),
     vscode.workspace.onDidChangeConfiguration((event) => {

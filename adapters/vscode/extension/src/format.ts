@@ -2,7 +2,7 @@
 // observations and context, the status bar text and the messages of the commands.
 // Pure: no `vscode`, so every string the user sees is unit-tested.
 
-import type { ContextResult, ForgetResult, Hit, Observation, StatusResult } from './protocol';
+import type { Anchor, ContextResult, ForgetResult, Hit, Observation, StatusResult } from './protocol';
 
 /** A QuickPick row (label, description, detail), shaped like vscode.QuickPickItem. */
 export interface Row {
@@ -104,6 +104,9 @@ export function observationMarkdown(obs: Observation): string {
   out.push(meta.join(' · '));
   if (origin.length > 0) {
     out.push('', origin.join(' · '));
+  }
+  if (obs.anchor !== undefined) {
+    out.push('', `From \`${anchorText(obs.anchor)}\``);
   }
   out.push('');
   if (obs.request) {
@@ -341,4 +344,37 @@ function code(text: string): string {
 /** Escapes the characters that would turn plain text into markup on one line. */
 function escapeInline(text: string): string {
   return text.replace(/[\\`*_[\]<>#|]/gu, (c) => `\\${c}`);
+}
+
+/**
+ * The anchor of a range given as VS Code positions (lines and characters from 0, the
+ * end exclusive): lines and columns from 1, the end column the last one selected; a
+ * range that ends at the start of a line ends on the line before, whole.
+ */
+export function anchorOf(
+  file: string,
+  start: { line: number; character: number },
+  end: { line: number; character: number },
+): Anchor {
+  const endsAtLineStart = end.character === 0 && end.line > start.line;
+  const anchor: Anchor = {
+    file,
+    startLine: start.line + 1,
+    endLine: endsAtLineStart ? end.line : end.line + 1,
+  };
+  if (start.character > 0) {
+    anchor.startColumn = start.character + 1;
+  }
+  if (!endsAtLineStart && end.character > 0) {
+    anchor.endColumn = end.character; // the last selected column: the end is exclusive
+  }
+  return anchor;
+}
+
+/** An anchor as editors print places: file:12-18, or file:12:5 within one line. */
+export function anchorText(a: Anchor): string {
+  if (a.startLine === a.endLine) {
+    return a.startColumn !== undefined && a.startColumn > 0 ? `${a.file}:${a.startLine}:${a.startColumn}` : `${a.file}:${a.startLine}`;
+  }
+  return `${a.file}:${a.startLine}-${a.endLine}`;
 }

@@ -125,3 +125,12 @@ export function serverIdleMinutes(setting: unknown): number {
 function sanitize(ms: number): number {
   return Number.isFinite(ms) && ms > 0 ? ms : 0;
 }
+
+/**
+ * The `saveWindowSeconds` of initializationOptions from the `mnemo.saveWindowSeconds`
+ * setting: a positive number of seconds, 0 (or anything that is not a number) for the
+ * server's own setting, a negative number to remember every save on its own.
+ */
+export function saveWindowSeconds(setting: unknown): number {
+  return typeof setting === 'number' && Number.isFinite(setting) ? setting : 0;
+}

@@ -26,6 +26,20 @@ export interface InitializationOptions {
   project?: string;
   /** The server's own idle period for Stop: 0 is its default, negative turns it off. */
   idleMinutes: number;
+  /**
+   * How long the saves of one file are gathered into one observation of their net
+   * change: 0 is the server's setting, negative remembers every save on its own.
+   */
+  saveWindowSeconds?: number;
+}
+
+/** A range of a file: lines and columns count from 1; a column of 0 is the whole line. */
+export interface Anchor {
+  file: string;
+  startLine: number;
+  startColumn?: number;
+  endLine: number;
+  endColumn?: number;
 }
 
 /** The non-standard `mnemo` member of the InitializeResult. */
@@ -95,6 +109,8 @@ export interface Observation {
   request?: string;
   /** "agent", "saved" or "editor". */
   source?: string;
+  /** Where in a file a remembered selection came from. */
+  anchor?: Anchor;
   /** RFC 3339. */
   time: string;
 }
@@ -127,6 +143,7 @@ export interface SaveParams {
   cwd?: string;
   files?: string[];
   type?: string;
+  anchor?: Anchor;
 }
 
 export interface SaveResult {

@@ -20,7 +20,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import type { SidecarState } from './format';
-import { serverIdleMinutes } from './idle';
+import { saveWindowSeconds, serverIdleMinutes } from './idle';
 import {
   type Binary,
   BinaryNotFoundError,
@@ -228,6 +228,7 @@ export class Sidecar implements vscode.Disposable {
       contentSessionId: this.contentSessionId,
       cwd: folder,
       idleMinutes: serverIdleMinutes(config.get('idleMinutes')),
+      saveWindowSeconds: saveWindowSeconds(config.get('saveWindowSeconds')),
     };
     const stderr = new Stderr(this.output);
     const clientOptions: LanguageClientOptions = {

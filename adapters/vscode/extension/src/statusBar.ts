@@ -66,14 +66,23 @@ export class StatusBar implements vscode.Disposable {
   }
 
   /** Refreshes shortly, coalescing bursts (after saves). */
-  refreshSoon(): void {
+  refreshSoon(delayMs = AFTER_SAVE_MS): void {
     if (this.soon !== undefined) {
       clearTimeout(this.soon);
     }
     this.soon = setTimeout(() => {
       this.soon = undefined;
       void this.refresh();
-    }, AFTER_SAVE_MS);
+    }, delayMs);
+  }
+
+  /**
+   * Refreshes once the save window has passed (the sidecar gathers a file's saves for
+   * windowSeconds before it remembers them), coalescing bursts. A window the server
+   * chooses (0) is left to the periodic refresh.
+   */
+  refreshAfterSave(windowSeconds: number): void {
+    this.refreshSoon(AFTER_SAVE_MS + (windowSeconds > 0 ? windowSeconds * 1000 : 0));
   }
 
   dispose(): void {

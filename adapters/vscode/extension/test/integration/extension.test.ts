@@ -253,6 +253,8 @@ describe('extension with the real sidecar', () => {
       'mnemo.remote': 'none',
       'mnemo.home': mnemoHome,
       'mnemo.idleMinutes': 0,
+      // A second's window: the saves of a file within it are one observation.
+      'mnemo.saveWindowSeconds': 1,
     });
     const { api } = running;
     let stopped = false;
@@ -269,8 +271,10 @@ describe('extension with the real sidecar', () => {
       assert.ok(fs.existsSync(mnemoHome), 'mnemo.home became the sidecar MNEMO_HOME');
       assert.deepEqual(errors(), []);
 
-      // didOpen + didSave → PostToolUse; the server compresses asynchronously.
+      // didOpen + didSave (with the text) → PostToolUse of what the save changed; the
+      // server compresses asynchronously.
       const doc = await openFile(file);
+      doc.setText(doc.getText().replace('return lines.reduce(', 'return roundHalfEven(lines.reduce('));
       await doc.save();
       const touched = async (): Promise<Observation[]> => {
         const r = await api.sidecar.request<SearchResult>('mnemo/search', { files: ['invoice.ts'], limit: 50 });
@@ -287,6 +291,11 @@ describe('extension with the real sidecar', () => {
         (await touched()).find((o) => lists(o, 'filesModified')),
       );
       assert.ok((await touched()).some((o) => lists(o, 'filesRead')), 'the open is remembered as a read');
+      // It names the function the save changed, and a search for what it added finds it.
+      assert.match(hit.title, /total/u, JSON.stringify(hit));
+      assert.equal(hit.source, 'editor');
+      const byIdentifier = await api.sidecar.request<SearchResult>('mnemo/search', { query: 'roundHalfEven', limit: 50 });
+      assert.ok((byIdentifier.hits ?? []).some((h) => h.id === hit.id), JSON.stringify(byIdentifier));
       // The session is the editor's: vscode.env.sessionId is Mnemo's contentSessionId.
       assert.equal(hit.contentSessionId, env.sessionId);
 
@@ -322,6 +331,8 @@ describe('extension with the real sidecar', () => {
       const savedObs = got.observations?.[0];
       assert.ok(savedObs !== undefined);
       assert.ok(JSON.stringify(savedObs).includes('Zanzibar'), JSON.stringify(savedObs));
+      // The selection's place is its anchor: NOTES.md, line 2, columns 1 to the end.
+      assert.deepEqual(savedObs.anchor, { file: 'NOTES.md', startLine: 2, endLine: 2, endColumn: secret.length });
       const savedFiles = [...(savedObs.filesRead ?? []), ...(savedObs.filesModified ?? [])];
       assert.ok(names(folder, notes).some((n) => savedFiles.includes(n)), JSON.stringify(savedObs));
       await waitFor('the remembered text in search results', async () => {

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import {
+  anchorOf,
+  anchorText,
   contextMarkdown,
   contextPath,
   forgetMessage,
@@ -181,6 +183,36 @@ describe('observationMarkdown', () => {
   it('fences file names that hold backticks', () => {
     const md = observationMarkdown({ ...obs, filesModified: ['/w/a`b.ts'], filesRead: [] });
     assert.match(md, /^- `` \/w\/a`b\.ts ``$/mu);
+  });
+});
+
+describe('anchor', () => {
+  it('counts lines and columns from 1 and ends on the last selected column', () => {
+    assert.deepEqual(anchorOf('a.ts', { line: 1, character: 0 }, { line: 1, character: 12 }), {
+      file: 'a.ts',
+      startLine: 2,
+      endLine: 2,
+      endColumn: 12,
+    });
+    assert.deepEqual(anchorOf('a.ts', { line: 3, character: 4 }, { line: 7, character: 2 }), {
+      file: 'a.ts',
+      startLine: 4,
+      startColumn: 5,
+      endLine: 8,
+      endColumn: 2,
+    });
+  });
+  it('ends a selection that stops at the start of a line on the line before', () => {
+    assert.deepEqual(anchorOf('a.ts', { line: 0, character: 0 }, { line: 3, character: 0 }), {
+      file: 'a.ts',
+      startLine: 1,
+      endLine: 3,
+    });
+  });
+  it('prints like a compiler message', () => {
+    assert.equal(anchorText({ file: 'a.ts', startLine: 4, endLine: 8 }), 'a.ts:4-8');
+    assert.equal(anchorText({ file: 'a.ts', startLine: 4, startColumn: 5, endLine: 4, endColumn: 9 }), 'a.ts:4:5');
+    assert.equal(anchorText({ file: 'a.ts', startLine: 4, endLine: 4 }), 'a.ts:4');
   });
 });
 
