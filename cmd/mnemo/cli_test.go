@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -130,5 +131,52 @@ func TestBadSettingsAreNamed(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(settings); !bytes.Equal(b, broken) {
 		t.Fatalf("broken settings were touched: %s", b)
+	}
+}
+
+// The promptRecall setting is on by default; settings.json turns it off,
+// MNEMO_PROMPT_RECALL wins over the file, and doctor says which is in force
+// and where it came from.
+func TestPromptRecallSetting(t *testing.T) {
+	env := newTestEnv(t)
+	os.MkdirAll(env.home, 0o700)
+	t.Cleanup(func() { stopDaemon(t, env) })
+	doctor := func(extra ...string) (string, error) {
+		cmd := exec.Command(mnemoBin, "doctor")
+		cmd.Env = env.environ(extra...)
+		cmd.Dir = env.project
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	settingLine := regexp.MustCompile(`(?m)^\s*promptRecall\s+(\S+)\s+\((.*)\)$`)
+	for _, tt := range []struct {
+		name, settings, env string
+		want, from          string
+	}{
+		{"default", "", "", "true", "default"},
+		{"settings file", `{"promptRecall": false}`, "", "false", "settings.json"},
+		{"environment over the file", `{"promptRecall": false}`, "MNEMO_PROMPT_RECALL=1", "true", "MNEMO_PROMPT_RECALL"},
+		{"environment off", "", "MNEMO_PROMPT_RECALL=0", "false", "MNEMO_PROMPT_RECALL"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			os.Remove(filepath.Join(env.home, "settings.json"))
+			if tt.settings != "" {
+				os.WriteFile(filepath.Join(env.home, "settings.json"), []byte(tt.settings), 0o600)
+			}
+			var extra []string
+			if tt.env != "" {
+				extra = append(extra, tt.env)
+			}
+			out, _ := doctor(extra...)
+			m := settingLine.FindStringSubmatch(out)
+			if m == nil || m[1] != tt.want || !strings.Contains(m[2], tt.from) {
+				t.Fatalf("doctor shows %q, want promptRecall %s from %s:\n%s", m, tt.want, tt.from, out)
+			}
+		})
+	}
+	os.Remove(filepath.Join(env.home, "settings.json"))
+	out, err := doctor("MNEMO_PROMPT_RECALL=maybe")
+	if err == nil || !strings.Contains(out, `MNEMO_PROMPT_RECALL="maybe"`) {
+		t.Fatalf("doctor with MNEMO_PROMPT_RECALL=maybe: %v\n%s", err, out)
 	}
 }
