@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -96,7 +97,7 @@ func (m *Memory) searchPrompt(ctx context.Context, csid, cwd, text string) <-cha
 		}
 		ctx, cancel := context.WithTimeout(ctx, promptRecallWait)
 		defer cancel()
-		q := vector.Query{Text: clipBytes(text, promptQueryBytes), Project: project, Limit: promptRecallPool}
+		q := vector.Query{Text: cutBytes(text, promptQueryBytes), Project: project, Limit: promptRecallPool}
 		hits, err := m.index.Search(ctx, q)
 		if err != nil || len(hits) == 0 {
 			out <- promptHits{err: err}
@@ -113,6 +114,17 @@ func (m *Memory) searchPrompt(ctx context.Context, csid, cwd, text string) <-cha
 		out <- res
 	}()
 	return out
+}
+
+// cutBytes cuts s to at most n bytes, at a character boundary, unmarked.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // relevant is the prompt recall's floor.

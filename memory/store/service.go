@@ -274,7 +274,11 @@ func (m *Memory) UserPromptSubmit(ctx context.Context, p memory.UserPromptParams
 		return res, nil
 	}
 	if search.err != nil {
-		m.log.Warn("prompt recall: search", "session", sess.ID, "prompt", res.PromptNumber, "err", search.err)
+		level := slog.LevelWarn
+		if errors.Is(search.err, errIndexLoading) {
+			level = slog.LevelDebug // for the few seconds after a start
+		}
+		m.log.Log(ctx, level, "prompt recall: no search", "session", sess.ID, "prompt", res.PromptNumber, "err", search.err)
 		return res, nil
 	}
 	res.Context, res.ObservationIDs, err = m.recallFor(ctx, sess, res.PromptNumber, &search)
