@@ -88,12 +88,30 @@ func (p *UserPromptParams) Validate() error {
 	return required("contentSessionId", p.ContentSessionID)
 }
 
-// UserPromptResult says which session and prompt number a prompt got.
+// UserPromptResult says which session and prompt number a prompt got,
+// and what of the memory the prompt recalls.
 type UserPromptResult struct {
 	SessionID    uint64 `json:"sessionId"`
 	PromptNumber int    `json:"promptNumber"`
 	Private      bool   `json:"private"`
+	// Context is the recall at the moment of need: the few memories that
+	// best match the prompt, above a relevance floor, that this session
+	// has not been given yet (by SessionStart's context or an earlier
+	// prompt's recall) and did not make itself; one line each (id · type
+	// · title · files) in a <mnemo-context> element, at most
+	// MaxPromptContextBytes. Empty when nothing clears the floor, when
+	// the prompt is entirely private, when recall is turned off, and when
+	// the call repeats an event key.
+	Context string `json:"context,omitempty"`
+	// ObservationIDs are the observations Context lists, best first.
+	ObservationIDs []uint64 `json:"observationIds,omitempty"`
 }
+
+// The bounds of a prompt's recall (UserPromptResult.Context).
+const (
+	MaxPromptContextBytes = 1536
+	MaxPromptContextItems = 5
+)
 
 // ToolUseParams is one tool run (or an editor event) to remember.
 type ToolUseParams struct {

@@ -11,7 +11,8 @@
 //   - SessionStart (SessionStartParams → ContextResult) opens or reopens a
 //     session and returns the context to inject;
 //   - UserPromptSubmit (UserPromptParams → UserPromptResult) records a
-//     prompt and numbers it;
+//     prompt, numbers it, and returns the few memories it recalls that
+//     the session has not been given yet;
 //   - PostToolUse (ToolUseParams → QueueResult) queues one tool run, or one
 //     editor event, for the memory agent;
 //   - Stop (StopParams → QueueResult) queues the end of a turn, which the

@@ -51,14 +51,22 @@ const ContextTag = "mnemo-context"
 // Injection is the audit record of one context injection: what went in
 // and why.
 type Injection struct {
-	ID               uint64          `json:"id"`
-	Time             time.Time       `json:"time"`
-	ContentSessionID string          `json:"contentSessionId,omitempty"`
-	Project          string          `json:"project"`
-	Source           string          `json:"source,omitempty"`
-	Bytes            int             `json:"bytes"`
-	Items            []InjectionItem `json:"items"`
+	ID               uint64    `json:"id"`
+	Time             time.Time `json:"time"`
+	ContentSessionID string    `json:"contentSessionId,omitempty"`
+	Project          string    `json:"project"`
+	// Source says what the injection answered: SessionStart's source
+	// (startup, resume, clear, compact, fork), or InjectionPrompt.
+	Source string `json:"source,omitempty"`
+	// PromptNumber is the prompt an InjectionPrompt injection answered.
+	PromptNumber int             `json:"promptNumber,omitzero"`
+	Bytes        int             `json:"bytes"`
+	Items        []InjectionItem `json:"items"`
 }
+
+// InjectionPrompt is the Source of the injection of a prompt's recall
+// (UserPromptResult.Context).
+const InjectionPrompt = "prompt"
 
 // InjectionItem is one observation that went into a context.
 type InjectionItem struct {

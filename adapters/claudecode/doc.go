@@ -7,10 +7,11 @@
 //     reads one hook payload (Payload) from stdin, maps it onto one call of
 //     the daemon (Translate), strips private tags and redacts secrets before
 //     anything leaves the process, calls the daemon over its Unix socket
-//     within a hard per-stage deadline, and prints a valid answer. It never
-//     blocks or breaks Claude Code: on any failure it prints a valid empty
-//     answer, exits 0, logs to $MNEMO_HOME/logs/hook.log and appends the
-//     call to the spool.
+//     within a hard per-stage deadline, and prints a valid answer (with
+//     SessionStart's context, or a prompt's recall, as additionalContext).
+//     It never blocks or breaks Claude Code: on any failure it prints a
+//     valid empty answer, exits 0, logs to $MNEMO_HOME/logs/hook.log and
+//     appends the call to the spool.
 //   - The spool, $MNEMO_HOME/spool/hooks.jsonl (AppendSpool, TakeSpool,
 //     IngestSpool): the calls a hook could not deliver in time, fsynced, for
 //     the daemon to ingest when it starts. Every call carries an eventKey, so

@@ -36,7 +36,7 @@ func decodePayload(data []byte) (*claudecode.Payload, bool) {
 // command line, and no daemon to reach (no home): it must return 0 at
 // once, never panic (RunHook recovers and logs "hook panicked"), and
 // print nothing for an event it does not handle, else exactly one JSON
-// answer: {} for every stage but SessionStart.
+// answer: {}, since with no daemon there is no context to give.
 func FuzzRunHook(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stdin []byte, event string) {
 		if p, ok := decodePayload(stdin); ok && p.TranscriptPath != "" && (p.HookEventName == claudecode.EventStop || p.HookEventName == "" && event == claudecode.EventStop) {

@@ -118,6 +118,10 @@ type standIn struct {
 // The context the stand-in returns from mnemo/sessionStart.
 const standInContext = "<mnemo-context>\n# Memory of project work\n- #12 bugfix: fix the <b>rounding</b> in calc.go & test\n</mnemo-context>"
 
+// The recall the stand-in returns from mnemo/userPromptSubmit, for every
+// prompt but an entirely private one (as the daemon would).
+const standInRecall = "<mnemo-context project=\"work\" source=\"prompt\">\n- #7 · bugfix · mul returned a + b · calc.py\n</mnemo-context>\n"
+
 // startStandIn serves a stand-in daemon on the socket of home until the
 // test ends.
 func startStandIn(t testing.TB, home string) *standIn {
@@ -167,7 +171,10 @@ func (s *standIn) handle(method string, p map[string]any) (any, error) {
 	case memory.MethodSessionStart:
 		return map[string]any{"sessionId": 1, "project": "work", "context": standInContext, "observationIds": []int{12}, "bytes": len(standInContext)}, nil
 	case memory.MethodUserPromptSubmit:
-		return map[string]any{"sessionId": 1, "promptNumber": 1, "private": false}, nil
+		if p["prompt"] == claudecode.PrivateMarker {
+			return map[string]any{"sessionId": 1, "promptNumber": 1, "private": true}, nil
+		}
+		return map[string]any{"sessionId": 1, "promptNumber": 1, "private": false, "context": standInRecall, "observationIds": []int{7}}, nil
 	case memory.MethodSessionEnd:
 		return map[string]any{"status": "completed"}, nil
 	}

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -95,9 +94,9 @@ func NewEventKey() string {
 // connects to the daemon of cfg.Home as rpc.ClientHook, starting it with
 // cfg.DaemonCommand when the stage may (rpc.Connect, lock
 // <home>/run/start.lock), and makes the one call. It prints the answer on
-// cfg.Stdout: for SessionStart the context as
-// hookSpecificOutput.additionalContext, for the other stages {}, for
-// events Mnemo does not handle nothing.
+// cfg.Stdout: for the stages whose answer carries context (SessionStart's,
+// a prompt's recall) that context as hookSpecificOutput.additionalContext,
+// else {}, and for events Mnemo does not handle nothing.
 //
 // On any failure (bad payload, no daemon, deadline, error response) it
 // prints the same empty answer, logs to <home>/logs/hook.log (ids and
@@ -191,18 +190,14 @@ func (h *hook) run(ctx context.Context) {
 	}
 	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	var result memory.ContextResult
+	var result contextAnswer
 	err = h.call(ctx, stage, method, params, &result)
 	if err == nil {
-		log.Debug("delivered", "method", method, "bytes", size, "took", time.Since(h.start), "stdin", read.Sub(h.start))
-		if stage.Event == EventSessionStart {
-			if len(result.Context) > 10_000 {
-				log.Warn("context over Claude Code's 10,000-character limit", "bytes", len(result.Context))
-			}
-			h.answer(&result)
-			return
+		log.Debug("delivered", "method", method, "bytes", size, "took", time.Since(h.start), "stdin", read.Sub(h.start), "context", len(result.Context))
+		if len(result.Context) > 10_000 {
+			log.Warn("context over Claude Code's 10,000-character limit", "bytes", len(result.Context))
 		}
-		h.answer(nil)
+		h.answer(&result)
 		return
 	}
 
@@ -250,22 +245,29 @@ func (h *hook) call(ctx context.Context, stage Stage, method string, params, res
 		return err
 	}
 	defer c.Close()
-	if stage.Event != EventSessionStart {
+	if !stage.Context {
 		result = nil
 	}
 	return c.Call(ctx, method, params, result)
 }
 
-// answer prints the hook's answer once: SessionStart's context when there
-// is one, else {}.
-func (h *hook) answer(res *memory.ContextResult) {
+// contextAnswer is what the hook reads of the answer of a stage with
+// context: SessionStart's memory.ContextResult, UserPromptSubmit's
+// memory.UserPromptResult.
+type contextAnswer struct {
+	Context string `json:"context"`
+}
+
+// answer prints the hook's answer once: the context of the stage's answer
+// as additionalContext for the hook's event when there is one, else {}.
+func (h *hook) answer(res *contextAnswer) {
 	if h.answered || h.cfg.Stdout == nil {
 		return
 	}
 	h.answered = true
 	var out Output
 	if res != nil && res.Context != "" {
-		out.HookSpecificOutput = &HookSpecificOutput{HookEventName: EventSessionStart, AdditionalContext: res.Context}
+		out.HookSpecificOutput = &HookSpecificOutput{HookEventName: h.event, AdditionalContext: res.Context}
 	}
 	enc := json.NewEncoder(h.cfg.Stdout)
 	enc.SetEscapeHTML(false)

@@ -58,6 +58,13 @@ var eventKeyRE = regexp.MustCompile(`^[0-9a-f]{32}$`)
 // wantAnswer checks the hook's stdout: SessionStart's context, or {}.
 func wantAnswer(t *testing.T, stdout string, context string) {
 	t.Helper()
+	wantEventAnswer(t, stdout, claudecode.EventSessionStart, context)
+}
+
+// wantEventAnswer checks the hook's stdout: one JSON line, the event's
+// additionalContext, or {} when context is "".
+func wantEventAnswer(t *testing.T, stdout, event, context string) {
+	t.Helper()
 	if !strings.HasSuffix(stdout, "\n") || strings.Count(stdout, "\n") != 1 {
 		t.Errorf("stdout is not one JSON line: %q", stdout)
 	}
@@ -78,9 +85,9 @@ func wantAnswer(t *testing.T, stdout string, context string) {
 		}
 		return
 	}
-	if out.HookSpecificOutput == nil || out.HookSpecificOutput.HookEventName != "SessionStart" ||
+	if out.HookSpecificOutput == nil || out.HookSpecificOutput.HookEventName != event ||
 		out.HookSpecificOutput.AdditionalContext != context {
-		t.Errorf("stdout = %q, want SessionStart's additionalContext %q", stdout, context)
+		t.Errorf("stdout = %q, want %s's additionalContext %q", stdout, event, context)
 	}
 }
 
@@ -95,9 +102,12 @@ func TestRunHookDelivers(t *testing.T) {
 			payload := readPayloadFile(t, sp.file)
 			stdout, _ := runHook(t, home, sp.event, payload, nil)
 
-			if sp.event == claudecode.EventSessionStart {
+			switch sp.event {
+			case claudecode.EventSessionStart:
 				wantAnswer(t, stdout, standInContext)
-			} else {
+			case claudecode.EventUserPromptSubmit:
+				wantEventAnswer(t, stdout, sp.event, standInRecall)
+			default:
 				wantAnswer(t, stdout, "")
 			}
 			calls := d.Calls()
@@ -325,7 +335,7 @@ func TestRunHookStartsDaemon(t *testing.T) {
 	home := testHome(t)
 	cmd := childDaemonCommand(t, home, "serve")
 	stdout, took := runHook(t, home, "UserPromptSubmit", readPayloadFile(t, "p-bash-002-UserPromptSubmit.json"), cmd)
-	wantAnswer(t, stdout, "")
+	wantEventAnswer(t, stdout, claudecode.EventUserPromptSubmit, standInRecall)
 	t.Logf("first hook, daemon started: %v", took)
 	stdout, took = runHook(t, home, "PostToolUse", readPayloadFile(t, "p-bash-004-PostToolUse.json"), cmd)
 	wantAnswer(t, stdout, "")
@@ -438,5 +448,26 @@ func TestRunHookCompactContext(t *testing.T) {
 	wantAnswer(t, stdout, standInContext)
 	if calls := d.Calls(); len(calls) != 1 || calls[0].Params["source"] != "compact" {
 		t.Errorf("daemon got %v", calls)
+	}
+}
+
+// TestRunHookPromptRecall: UserPromptSubmit prints the daemon's recall as
+// Claude Code reads it, {"hookSpecificOutput":{"hookEventName":
+// "UserPromptSubmit","additionalContext":…}}, on one line with nothing
+// escaped that Claude Code would show escaped; a prompt with no recall (an
+// entirely private one) gets {}.
+func TestRunHookPromptRecall(t *testing.T) {
+	home := testHome(t)
+	startStandIn(t, home)
+	stdout, _ := runHook(t, home, "UserPromptSubmit", []byte(`{"session_id":"s","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"why did mul add?"}`), nil)
+	want := `{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"<mnemo-context project=\"work\" source=\"prompt\">\n- #7 · bugfix · mul returned a + b · calc.py\n</mnemo-context>\n"}}` + "\n"
+	if stdout != want {
+		t.Errorf("stdout:\n got %s\nwant %s", stdout, want)
+	}
+	wantEventAnswer(t, stdout, claudecode.EventUserPromptSubmit, standInRecall)
+	stdout, _ = runHook(t, home, "UserPromptSubmit", []byte(`{"session_id":"s","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"<private>the key</private>"}`), nil)
+	wantEventAnswer(t, stdout, claudecode.EventUserPromptSubmit, "")
+	if log := hookLog(t, home); log != "" {
+		t.Errorf("a healthy hook logged:\n%s", log)
 	}
 }

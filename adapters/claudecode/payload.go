@@ -26,7 +26,9 @@ const (
 	// and has the context to wait for.
 	SessionStartBudget = 2 * time.Second
 	// EventBudget bounds UserPromptSubmit, PostToolUse, PostToolUseFailure
-	// and Stop, which may start the daemon too.
+	// and Stop, which may start the daemon too. UserPromptSubmit's answer
+	// waits for the prompt's recall, which the daemon bounds well within
+	// it (a late recall is dropped, the prompt still answered).
 	EventBudget = 1 * time.Second
 	// SessionEndBudget bounds SessionEnd, which never starts a daemon:
 	// Claude Code gives all SessionEnd hooks 1.5 s together, and the
@@ -54,6 +56,9 @@ type Stage struct {
 	StartsDaemon bool
 	// Spools says whether a call that failed is appended to the spool.
 	Spools bool
+	// Context says whether the daemon's answer carries context to inject:
+	// the hook prints it as hookSpecificOutput.additionalContext.
+	Context bool
 }
 
 // Stages lists the events Mnemo hooks, in the order Claude Code fires
@@ -63,8 +68,8 @@ type Stage struct {
 // clear, compact (the context is injected again after compaction) and fork
 // (a forked session has a new id).
 var Stages = []Stage{
-	{Event: EventSessionStart, Method: memory.MethodSessionStart, Matcher: "startup|resume|clear|compact|fork", Timeout: 10, Budget: SessionStartBudget, StartsDaemon: true},
-	{Event: EventUserPromptSubmit, Method: memory.MethodUserPromptSubmit, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
+	{Event: EventSessionStart, Method: memory.MethodSessionStart, Matcher: "startup|resume|clear|compact|fork", Timeout: 10, Budget: SessionStartBudget, StartsDaemon: true, Context: true},
+	{Event: EventUserPromptSubmit, Method: memory.MethodUserPromptSubmit, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true, Context: true},
 	{Event: EventPostToolUse, Method: memory.MethodPostToolUse, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
 	{Event: EventPostToolUseFailure, Method: memory.MethodPostToolUse, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
 	{Event: EventStop, Method: memory.MethodStop, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
@@ -124,15 +129,18 @@ type Payload struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Output is what the hook prints on stdout: one JSON object. Only
-// SessionStart sets HookSpecificOutput; every other stage prints {}, which
-// is a valid answer for each of them and changes nothing.
+// Output is what the hook prints on stdout: one JSON object. SessionStart
+// and UserPromptSubmit set HookSpecificOutput when the daemon gave them
+// context; otherwise the hook prints {}, which is a valid answer for every
+// stage and changes nothing.
 type Output struct {
 	HookSpecificOutput *HookSpecificOutput `json:"hookSpecificOutput,omitempty"`
 }
 
-// HookSpecificOutput carries the context SessionStart injects. Claude Code
-// delivers AdditionalContext to the model as a system reminder.
+// HookSpecificOutput carries the context SessionStart or UserPromptSubmit
+// injects: {"hookEventName":"UserPromptSubmit","additionalContext":"…"}.
+// Claude Code delivers AdditionalContext to the model as a system
+// reminder (for UserPromptSubmit, next to the prompt).
 type HookSpecificOutput struct {
 	HookEventName     string `json:"hookEventName"`
 	AdditionalContext string `json:"additionalContext,omitempty"`

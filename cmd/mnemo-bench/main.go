@@ -51,7 +51,7 @@ type options struct {
 	useTopics          int
 	keep               bool
 	verbose            bool
-	only               string // "editor": only the editor rows
+	parts              map[string]bool // what to measure
 	editorSaves        int
 }
 
@@ -73,17 +73,23 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.embedSample, "embed", 48, "observation texts embedded by the sentence encoder for its throughput")
 	fs.StringVar(&o.embedder, "embedder", "auto", "the embedder of the data sets and their daemons: auto (the sentence encoder when installed), use-lite or hash")
 	fs.IntVar(&o.useTopics, "use-topics", 1000, "topics embedded by the sentence encoder for the data sets (the others borrow their vectors)")
-	fs.StringVar(&o.only, "only", "", `"editor": measure only the editor rows (in-process, a few seconds)`)
+	parts := fs.String("parts", "embedding,hooks,ingest,sizes,editor", "what to measure, comma-separated: embedding, hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds)")
 	fs.IntVar(&o.editorSaves, "editor-saves", 1000, "saves of the editor rows")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary homes")
 	fs.BoolVar(&o.verbose, "v", false, "log more")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
-	if o.only != "" && o.only != "editor" {
-		return o, fmt.Errorf("-only %q: want editor", o.only)
-	}
 	o.coldStarts = max(o.coldStarts, 1)
+	o.parts = map[string]bool{}
+	for _, p := range strings.Split(*parts, ",") {
+		switch p = strings.TrimSpace(p); p {
+		case "embedding", "hooks", "ingest", "sizes", "editor":
+			o.parts[p] = true
+		default:
+			return o, fmt.Errorf("-parts: %q is not embedding, hooks, ingest, sizes or editor", p)
+		}
+	}
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
 		if err != nil || n <= 0 {
@@ -149,8 +155,14 @@ type bench struct {
 func (b *bench) run(ctx context.Context) error {
 	b.started = time.Now()
 	defer func() { b.took = time.Since(b.started) }()
-	if b.o.only == "editor" {
-		return b.runEditor(ctx)
+	if b.o.parts["editor"] {
+		// In-process: it needs no binary.
+		if err := b.runEditor(ctx); err != nil {
+			return err
+		}
+		if len(b.o.parts) == 1 {
+			return nil
+		}
 	}
 	for _, f := range []string{"mnemo", "mnemo-hook"} {
 		if _, err := os.Stat(filepath.Join(b.o.bin, f)); err != nil {
@@ -204,58 +216,64 @@ func (b *bench) run(ctx context.Context) error {
 		return e, os.MkdirAll(e.userHome, 0o700)
 	}
 
-	b.log.Info("measuring embedding throughput")
-	texts := sampleTexts(2048)
-	queries := genQueries(200)
-	if use != nil {
-		r, err := measureEmbedding(ctx, use, texts[:b.o.embedSample], texts[:max(4, b.o.embedSample/4)], queries[:40])
+	if b.o.parts["embedding"] {
+		b.log.Info("measuring embedding throughput")
+		texts := sampleTexts(2048)
+		queries := genQueries(200)
+		if use != nil {
+			r, err := measureEmbedding(ctx, use, texts[:b.o.embedSample], texts[:max(4, b.o.embedSample/4)], queries[:40])
+			if err != nil {
+				return fmt.Errorf("embedding: %w", err)
+			}
+			start := time.Now()
+			if _, err := vector.OpenUSELite(b.o.models); err != nil {
+				return fmt.Errorf("load the model: %w", err)
+			}
+			r.load = time.Since(start)
+			b.embedders = append(b.embedders, r)
+			if b.modelMB, err = modelHeap(b.o.models); err != nil {
+				return fmt.Errorf("load the model: %w", err)
+			}
+		}
+		r, err := measureEmbedding(ctx, hash, texts, texts[:256], queries)
 		if err != nil {
 			return fmt.Errorf("embedding: %w", err)
 		}
-		start := time.Now()
-		if _, err := vector.OpenUSELite(b.o.models); err != nil {
-			return fmt.Errorf("load the model: %w", err)
-		}
-		r.load = time.Since(start)
 		b.embedders = append(b.embedders, r)
-		if b.modelMB, err = modelHeap(b.o.models); err != nil {
-			return fmt.Errorf("load the model: %w", err)
+	}
+	if b.o.parts["hooks"] {
+		b.log.Info("measuring the hooks", "runs", b.o.hooks)
+		hds, err := buildDataSet(ctx, b.log, b.o.cache, topics, hash, topics)
+		if err != nil {
+			return fmt.Errorf("hook data set: %w", err)
+		}
+		he, err := newEnv("hooks", noModels)
+		if err != nil {
+			return err
+		}
+		projectDir, err := mkProject(filepath.Join(root, "projects"), "billing-api")
+		if err != nil {
+			return err
+		}
+		hr, err := measureHookHome(ctx, b.log, he, hds, projectDir, b.o.hooks, b.o.node, b.o.baselineHook)
+		if err != nil {
+			return fmt.Errorf("hooks: %w", err)
+		}
+		b.hooks, b.hookStore = &hr, hds.n
+	}
+	if b.o.parts["ingest"] {
+		b.log.Info("measuring ingest over the socket", "clients", b.o.clients, "for", b.o.ingest)
+		ie, err := newEnv("ingest", noModels)
+		if err != nil {
+			return err
+		}
+		if b.ingest, err = measureIngest(ctx, ie, b.o.clients, b.o.ingest); err != nil {
+			return fmt.Errorf("ingest: %w", err)
 		}
 	}
-	r, err := measureEmbedding(ctx, hash, texts, texts[:256], queries)
-	if err != nil {
-		return fmt.Errorf("embedding: %w", err)
+	if !b.o.parts["sizes"] {
+		return nil
 	}
-	b.embedders = append(b.embedders, r)
-
-	b.log.Info("measuring the hooks", "runs", b.o.hooks)
-	hds, err := buildDataSet(ctx, b.log, b.o.cache, topics, hash, topics)
-	if err != nil {
-		return fmt.Errorf("hook data set: %w", err)
-	}
-	he, err := newEnv("hooks", noModels)
-	if err != nil {
-		return err
-	}
-	projectDir, err := mkProject(filepath.Join(root, "projects"), "billing-api")
-	if err != nil {
-		return err
-	}
-	hr, err := measureHookHome(ctx, b.log, he, hds, projectDir, b.o.hooks, b.o.node, b.o.baselineHook)
-	if err != nil {
-		return fmt.Errorf("hooks: %w", err)
-	}
-	b.hooks, b.hookStore = &hr, hds.n
-
-	b.log.Info("measuring ingest over the socket", "clients", b.o.clients, "for", b.o.ingest)
-	ie, err := newEnv("ingest", noModels)
-	if err != nil {
-		return err
-	}
-	if b.ingest, err = measureIngest(ctx, ie, b.o.clients, b.o.ingest); err != nil {
-		return fmt.Errorf("ingest: %w", err)
-	}
-
 	for _, n := range b.o.sizes {
 		ds, err := buildDataSet(ctx, b.log, b.o.cache, n, sizeEmb, k)
 		if err != nil {
@@ -285,7 +303,7 @@ func (b *bench) run(ctx context.Context) error {
 		}
 		b.sizes = append(b.sizes, sr)
 	}
-	return b.runEditor(ctx)
+	return nil
 }
 
 // runEditor measures the editor rows in a temporary folder.
@@ -332,9 +350,6 @@ func verdict(ok bool) string {
 }
 
 func (b *bench) rows() []row {
-	if b.o.only == "editor" {
-		return b.editor.rows()
-	}
 	var rows []row
 	if h := b.hooks; h != nil {
 		trueP50 := h.binTrue.times.p50()
@@ -380,19 +395,21 @@ func (b *bench) rows() []row {
 				fmt.Sprintf("VmRSS of the daemon the hooks ran against (started after the import), after them: %s; no sentence encoder loaded", h.rss)},
 		)
 	}
-	in := b.ingest
-	lost := in.acked - in.storedRestart
-	lostNote := "none lost"
-	if lost != 0 || in.storedAtOnce != in.acked {
-		lostNote = fmt.Sprintf("**acked %d, stored %d at once and %d after a restart**", in.acked, in.storedAtOnce, in.storedRestart)
+	if b.o.parts["ingest"] {
+		in := b.ingest
+		lost := in.acked - in.storedRestart
+		lostNote := "none lost"
+		if lost != 0 || in.storedAtOnce != in.acked {
+			lostNote = fmt.Sprintf("**acked %d, stored %d at once and %d after a restart**", in.acked, in.storedAtOnce, in.storedRestart)
+		}
+		rows = append(rows, row{
+			fmt.Sprintf("durable ingest over the socket (%d clients, mnemo/postToolUse)", in.clients),
+			fmt.Sprintf("%.0f events/s", in.perSecond()), "≥ 2,000 events/s, none lost",
+			verdict(in.perSecond() >= 2000 && lostNote == "none lost"),
+			fmt.Sprintf("%d acked in %.1f s, call p50 %s · p99 %s; %s (counted at once and after SIGTERM + restart); %d errors; the worker made %d observations meanwhile (%s)",
+				in.acked, in.elapsed.Seconds(), ms(in.latency.p50()), ms(in.latency.p99()), lostNote, in.errors, in.observationsAt, in.embedder),
+		})
 	}
-	rows = append(rows, row{
-		fmt.Sprintf("durable ingest over the socket (%d clients, mnemo/postToolUse)", in.clients),
-		fmt.Sprintf("%.0f events/s", in.perSecond()), "≥ 2,000 events/s, none lost",
-		verdict(in.perSecond() >= 2000 && lostNote == "none lost"),
-		fmt.Sprintf("%d acked in %.1f s, call p50 %s · p99 %s; %s (counted at once and after SIGTERM + restart); %d errors; the worker made %d observations meanwhile (%s)",
-			in.acked, in.elapsed.Seconds(), ms(in.latency.p50()), ms(in.latency.p99()), lostNote, in.errors, in.observationsAt, in.embedder),
-	})
 	for _, s := range b.sizes {
 		k := sizeName(s.n)
 		at100k := s.n >= 100_000
@@ -420,6 +437,10 @@ func (b *bench) rows() []row {
 		for _, c := range s.firstSearch {
 			firsts = append(firsts, ms(c))
 		}
+		bPrompt, vPrompt := "(p50 ≤ 15 ms at 10k)", ""
+		if s.n == 10_000 {
+			bPrompt, vPrompt = "p50 ≤ 15 ms", verdict(s.prompt.p50() <= 15*time.Millisecond)
+		}
 		bRSS, vRSS := "(≤ 120 MB at 10k)", ""
 		if s.n == 10_000 {
 			bRSS, vRSS = "≤ 120 MB", verdict(s.rssAfter.total <= 120)
@@ -429,6 +450,9 @@ func (b *bench) rows() []row {
 				fmt.Sprintf("%d calls, new session each, context %d B; context build alone (mnemo/context) %s", len(s.sessionStart), s.contextBytes, p50p99(s.context))},
 			row{fmt.Sprintf("search, %s observations (mnemo/search round trip)", k), p50p99(s.search), bSearch, vSearch,
 				fmt.Sprintf("%d queries (identifiers, paths, error text, questions; half within a project), limit 20, %d without hits; %s", len(s.search), s.searchEmpty, emb)},
+			row{fmt.Sprintf("UserPromptSubmit with recall, %s observations (mnemo/userPromptSubmit round trip)", k), p50p99(s.prompt), bPrompt, vPrompt,
+				fmt.Sprintf("%d prompts (the search queries), 5 to a session opened by mnemo/sessionStart; %d got a recall (median %d lines, %d B); the prompt's fsynced write and its search run together; %s",
+					len(s.prompt), s.promptRecall, s.promptLines, s.promptBytes, emb)},
 			row{fmt.Sprintf("daemon cold start to serving, %s observations", k), "median " + ms(s.coldStarts.p50()), bCold, vCold,
 				fmt.Sprintf("exec to the first mnemo/status answer; runs: %s (page cache warm)", strings.Join(colds, ", "))},
 			row{fmt.Sprintf("daemon cold start to the first search answered, %s observations", k), "median " + ms(s.firstSearch.p50()), "", "",

@@ -374,6 +374,10 @@ type sizeResult struct {
 	rssAfter      rss
 	search        dist
 	searchEmpty   int
+	prompt        dist // mnemo/userPromptSubmit with its recall
+	promptRecall  int  // prompts that got a recall
+	promptLines   int  // the median recall's lines
+	promptBytes   int  // and bytes
 	sessionStart  dist
 	context       dist
 	contextBytes  int
@@ -538,10 +542,55 @@ func measureSize(ctx context.Context, log *slog.Logger, e *env, ds *dataSet, o s
 	}
 	slices.Sort(bytesSeen)
 	res.contextBytes = bytesSeen[len(bytesSeen)/2]
+	if err := measurePrompts(ctx, cl, ds, &res); err != nil {
+		return res, err
+	}
 	if res.rssAfter, err = d.rssMB(); err != nil {
 		return res, err
 	}
 	return res, nil
+}
+
+// measurePrompts times mnemo/userPromptSubmit with its recall: the
+// benchmark's queries as prompts, five to a session, each session opened
+// with mnemo/sessionStart (whose context the recall then leaves out), after
+// ten warm-up prompts.
+func measurePrompts(ctx context.Context, cl *client.Client, ds *dataSet, res *sizeResult) error {
+	var lines, sizes []int
+	for i, q := range append(ds.queries[:10:10], ds.queries...) {
+		project := q.Project
+		if project == "" {
+			project = projects[i%len(projects)].name
+		}
+		csid := fmt.Sprintf("bench-prompt-%d-%05d", ds.n, i/5)
+		cwd := "/home/dev/src/" + project
+		if i%5 == 0 {
+			if _, err := cl.SessionStart(ctx, memory.SessionStartParams{ContentSessionID: csid, Cwd: cwd, Source: "startup", Platform: "claude-code"}); err != nil {
+				return fmt.Errorf("sessionStart: %w", err)
+			}
+		}
+		t0 := time.Now()
+		pr, err := cl.UserPromptSubmit(ctx, memory.UserPromptParams{ContentSessionID: csid, Cwd: cwd, Prompt: q.Text, Platform: "claude-code"})
+		took := time.Since(t0)
+		if err != nil {
+			return fmt.Errorf("userPromptSubmit %q: %w", q.Text, err)
+		}
+		if i < 10 {
+			continue
+		}
+		res.prompt = append(res.prompt, took)
+		if pr.Context != "" {
+			res.promptRecall++
+			lines = append(lines, len(pr.ObservationIDs))
+			sizes = append(sizes, len(pr.Context))
+		}
+	}
+	if len(lines) > 0 {
+		slices.Sort(lines)
+		slices.Sort(sizes)
+		res.promptLines, res.promptBytes = lines[len(lines)/2], sizes[len(sizes)/2]
+	}
+	return nil
 }
 
 // sourceFile is a Go source file of about n bytes: what Claude Code puts

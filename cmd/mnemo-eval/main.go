@@ -9,6 +9,10 @@
 // A hit answers a question when it names one of the files the question is
 // about, in its project. Questions of kind "none" have no answer: for them
 // the table gives the share that returned nothing (quiet).
+//
+// A second table scores the prompt recall: each question asked as the
+// first prompt of a new session, what UserPromptSubmit's context gives
+// back with the relevance floor in force.
 package main
 
 import (
@@ -127,6 +131,9 @@ func report(ctx context.Context, w io.Writer, s *Set, emb vector.Embedder, misse
 		}
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := promptRecall(ctx, w, s, mem); err != nil {
 		return err
 	}
 	if misses != "" {

@@ -140,9 +140,17 @@ func (s *soak) checkHooks(rep *report) {
 			continue
 		}
 		var answer claudecode.Output
-		if err := json.Unmarshal([]byte(h.out), &answer); err != nil {
+		err := json.Unmarshal([]byte(h.out), &answer)
+		switch ctx := answer.HookSpecificOutput; {
+		case err != nil:
 			rep.violate("%s hook of %s printed %q, not a JSON answer", h.event, h.session, h.out)
-		} else if h.event != claudecode.EventSessionStart && strings.TrimSpace(h.out) != "{}" {
+		case h.event == claudecode.EventSessionStart:
+		case ctx != nil && stage.Context:
+			// A prompt's recall of the earlier sessions' work.
+			if ctx.HookEventName != h.event || !strings.HasPrefix(ctx.AdditionalContext, "<"+memory.ContextTag) {
+				rep.violate("%s hook of %s printed %q, want {} or a %s's context", h.event, h.session, h.out, h.event)
+			}
+		case strings.TrimSpace(h.out) != "{}":
 			rep.violate("%s hook of %s printed %q, want {}", h.event, h.session, h.out)
 		}
 	}

@@ -150,6 +150,7 @@ func (m *Main) Open(ctx context.Context) error {
 		Embedder:       emb,
 		EmbedderNotice: notice,
 		ContextBytes:   cfg.ContextBytes,
+		NoPromptRecall: !cfg.PromptRecall,
 		SkipTools:      append(slices.Clone(privacy.DefaultSkipTools), cfg.SkipTools...),
 		Version:        Version,
 		Logger:         m.Logger,

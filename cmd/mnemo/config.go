@@ -42,6 +42,10 @@ type Config struct {
 	// SkipTools adds tools whose events are not stored (comma-separated in
 	// the environment).
 	SkipTools []string `json:"skipTools" env:"MNEMO_SKIP_TOOLS"`
+	// PromptRecall gives each prompt the few memories that match it and
+	// that its session has not been given yet (on by default; false, or
+	// MNEMO_PROMPT_RECALL=0, turns it off).
+	PromptRecall bool `json:"promptRecall" env:"MNEMO_PROMPT_RECALL"`
 	// SaveWindowSeconds is how long an editor's saves of one file are
 	// gathered into one observation of their net change: 0 is the default
 	// (a minute, or the editor's idle delay if shorter), negative
@@ -61,7 +65,7 @@ func (c Config) saveWindow() time.Duration {
 // defaultConfig is what applies when nothing is set.
 func defaultConfig() Config {
 	return Config{Agent: "local", ClaudePath: "claude", Embedder: "default", ContextBytes: 8 << 10,
-		SessionTokens: 200_000, DayTokens: 2_000_000}
+		SessionTokens: 200_000, DayTokens: 2_000_000, PromptRecall: true}
 }
 
 // settingsFile is the settings file of a home.
@@ -116,6 +120,12 @@ func loadConfig(home string) (Config, map[string]string, error) {
 			field.SetInt(int64(n))
 		case reflect.Slice:
 			field.Set(reflect.ValueOf(splitList(val)))
+		case reflect.Bool:
+			b, err := strconv.ParseBool(val)
+			if err != nil {
+				return c, source, fmt.Errorf("%s=%q: want 1 or 0 (true or false)", f.Tag.Get("env"), val)
+			}
+			field.SetBool(b)
 		}
 		source[f.Tag.Get("json")] = f.Tag.Get("env")
 	}

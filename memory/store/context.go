@@ -3,6 +3,8 @@ package store
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -201,13 +203,50 @@ func subdirOf(cwd string) string {
 	return filepath.ToSlash(rel)
 }
 
+// recordInjection stores the audit record of an injection and, when it
+// went to a content session, indexes it under that session (given reads
+// the index).
 func (m *Memory) recordInjection(ctx context.Context, inj *memory.Injection) error {
 	id, err := m.store.next("audit")
 	if err != nil {
 		return err
 	}
 	inj.ID = id
-	return m.store.update(ctx, func(txn *badger.Txn) error { return setJSON(txn, idKey(pAudit, id), inj) })
+	return m.store.update(ctx, func(txn *badger.Txn) error {
+		if inj.ContentSessionID != "" {
+			if err := txn.Set(auditSessionKey(inj.ContentSessionID, id), nil); err != nil {
+				return err
+			}
+		}
+		return setJSON(txn, idKey(pAudit, id), inj)
+	})
+}
+
+func auditSessionKey(csid string, id uint64) []byte {
+	return key(pAuditSess, []byte(csid), []byte{0}, be64(id))
+}
+
+// given returns the observations injected into a content session so far:
+// SessionStart's contexts and the prompts' recalls.
+func (m *Memory) given(txn *badger.Txn, csid string) (map[uint64]bool, error) {
+	out := map[uint64]bool{}
+	prefix := key(pAuditSess, []byte(csid), []byte{0})
+	err := scan(txn, prefix, false, func(item *badger.Item) error {
+		k := item.Key()
+		var inj memory.Injection
+		err := getJSON(txn, idKey(pAudit, binary.BigEndian.Uint64(k[len(k)-8:])), &inj)
+		if errors.Is(err, memory.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		for _, it := range inj.Items {
+			out[it.ID] = true
+		}
+		return nil
+	})
+	return out, err
 }
 
 // Injections returns the newest n context injections, newest first.

@@ -42,6 +42,9 @@ type Options struct {
 	EmbedderNotice string
 	// ContextBytes is the SessionStart context budget; 8 KiB when 0.
 	ContextBytes int
+	// NoPromptRecall turns off UserPromptSubmit's recall: prompts are
+	// stored and numbered, and get no context.
+	NoPromptRecall bool
 	// Version is reported by Status.
 	Version string
 	Logger  *slog.Logger
@@ -221,9 +224,11 @@ func (m *Memory) SessionStart(ctx context.Context, p memory.SessionStartParams) 
 }
 
 // UserPromptSubmit finds or creates the session (idempotent, also under
-// racing callers: rule 1), numbers the prompt and stores it stripped. A
-// prompt that is entirely private stores nothing and marks its turn
-// private.
+// racing callers: rule 1), numbers the prompt and stores it stripped, and
+// returns the memories the prompt recalls (prompt.go). A prompt that is
+// entirely private stores nothing, searches nothing and marks its turn
+// private. A call that repeats an event key gets the first call's result
+// without a recall.
 func (m *Memory) UserPromptSubmit(ctx context.Context, p memory.UserPromptParams) (memory.UserPromptResult, error) {
 	if err := p.Validate(); err != nil {
 		return memory.UserPromptResult{}, err
@@ -231,11 +236,17 @@ func (m *Memory) UserPromptSubmit(ctx context.Context, p memory.UserPromptParams
 	now := m.now()
 	private := privacy.IsFullyPrivate(p.Prompt)
 	text := m.clean(p.Prompt, memory.MaxPromptBytes)
+	// The recall's search runs while the prompt is written: one waits for
+	// the embedder, the other for the disk.
+	var found <-chan promptHits
+	if !private && !m.opts.NoPromptRecall && strings.TrimSpace(text) != "" {
+		found = m.searchPrompt(ctx, p.ContentSessionID, p.Cwd, text)
+	}
 	var (
 		res    memory.UserPromptResult
 		replay bool
 	)
-	_, err := m.store.ensureSession(ctx, p.ContentSessionID, m.project("", p.Cwd), p.Cwd, p.Platform, now, func(txn *badger.Txn, s *memory.Session) error {
+	sess, err := m.store.ensureSession(ctx, p.ContentSessionID, m.project("", p.Cwd), p.Cwd, p.Platform, now, func(txn *badger.Txn, s *memory.Session) error {
 		var err error
 		if replay, err = seenEvent(txn, p.EventKey, &res); err != nil || replay {
 			return err
@@ -252,8 +263,27 @@ func (m *Memory) UserPromptSubmit(ctx context.Context, p memory.UserPromptParams
 		}
 		return rememberEvent(txn, p.EventKey, res)
 	})
+	var search promptHits
+	if found != nil {
+		search = <-found
+	}
 	if err != nil {
 		return memory.UserPromptResult{}, fmt.Errorf("user prompt: %w", err)
+	}
+	if found == nil || replay {
+		return res, nil
+	}
+	if search.err != nil {
+		level := slog.LevelWarn
+		if errors.Is(search.err, errIndexLoading) {
+			level = slog.LevelDebug // for the few seconds after a start
+		}
+		m.log.Log(ctx, level, "prompt recall: no search", "session", sess.ID, "prompt", res.PromptNumber, "err", search.err)
+		return res, nil
+	}
+	res.Context, res.ObservationIDs, err = m.recallFor(ctx, sess, res.PromptNumber, &search)
+	if err != nil {
+		m.log.Warn("prompt recall", "session", sess.ID, "prompt", res.PromptNumber, "err", err)
 	}
 	return res, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -127,7 +128,7 @@ func TestEventKeyMakesCallsIdempotent(t *testing.T) {
 	p := memory.UserPromptParams{ContentSessionID: "cc-key", Cwd: "/src/shop", Prompt: "hello", EventKey: "k1"}
 	a, _ := m.UserPromptSubmit(ctx, p)
 	b, _ := m.UserPromptSubmit(ctx, p)
-	if a != b || a.PromptNumber != 1 {
+	if !reflect.DeepEqual(a, b) || a.PromptNumber != 1 {
 		t.Fatalf("replayed prompt = %+v then %+v, want the same prompt 1", a, b)
 	}
 	tp := memory.ToolUseParams{ContentSessionID: "cc-key", Cwd: "/src/shop", ToolName: "Read", ToolInput: json.RawMessage(readInput), EventKey: "k2"}

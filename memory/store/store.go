@@ -40,6 +40,7 @@ const SchemaVersion = 1
 //	q/<eid>                             Event (the durable queue)
 //	v/<oid>                             embedding vector (little-endian float32s)
 //	x/<xid>                             context injection audit
+//	i/xs/<contentSessionId>\x00<xid>    a content session's injections
 //	i/ek/<eventKey>                     result of an idempotent call (TTL)
 var (
 	keySchema = []byte("meta/schema")
@@ -59,6 +60,7 @@ var (
 	pQueue      = []byte("q/")
 	pVector     = []byte("v/")
 	pAudit      = []byte("x/")
+	pAuditSess  = []byte("i/xs/")
 	pEventKey   = []byte("i/ek/")
 )
 

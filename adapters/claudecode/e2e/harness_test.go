@@ -244,6 +244,7 @@ type streamLine struct {
 	HookEvent string `json:"hook_event"`
 	ExitCode  *int   `json:"exit_code"`
 	Outcome   string `json:"outcome"`
+	Stdout    string `json:"stdout"`
 	Stderr    string `json:"stderr"`
 
 	Raw json.RawMessage `json:"-"`

@@ -27,7 +27,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/adapters/claudecode"
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/modelserver"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 var (
@@ -277,6 +279,121 @@ func TestMnemoMCPSearch(t *testing.T) {
 	// Claude Code hands the model the structured result (the compact index).
 	if res.IsError || !strings.Contains(text, "calc.py") || !strings.Contains(text, `"id":`) || strings.Contains(text, "snippet") {
 		t.Fatalf("mcp__mnemo__search returned (error=%t):\n%s", res.IsError, text)
+	}
+	checkHookLogs(t, h.mnemoHome)
+}
+
+// hookContext returns the additionalContext the run's hook for event
+// printed (the run needs --include-hook-events), "" when it printed {}. It
+// fails the test when the hook did not run or did not succeed.
+func (r *cliRun) hookContext(t *testing.T, event string) string {
+	t.Helper()
+	for _, l := range r.Lines {
+		if l.Type != "system" || l.Subtype != "hook_response" || l.HookEvent != event {
+			continue
+		}
+		if l.ExitCode == nil || *l.ExitCode != 0 || l.Outcome != "success" {
+			t.Fatalf("claude %s: %s hook: %s", r.Label, event, l.Raw)
+		}
+		var out struct {
+			HookSpecificOutput *struct {
+				HookEventName     string `json:"hookEventName"`
+				AdditionalContext string `json:"additionalContext"`
+			} `json:"hookSpecificOutput"`
+		}
+		if err := json.Unmarshal([]byte(l.Stdout), &out); err != nil {
+			t.Fatalf("claude %s: %s hook printed %q: %v", r.Label, event, l.Stdout, err)
+		}
+		if out.HookSpecificOutput == nil {
+			return ""
+		}
+		if out.HookSpecificOutput.HookEventName != event {
+			t.Fatalf("claude %s: %s hook answered for %q", r.Label, event, out.HookSpecificOutput.HookEventName)
+		}
+		return out.HookSpecificOutput.AdditionalContext
+	}
+	t.Fatalf("claude %s: no hook_response for %s in the stream (run with --include-hook-events)", r.Label, event)
+	return ""
+}
+
+// recalledID matches one line of a prompt's recall and captures its id.
+var recalledID = regexp.MustCompile(`(?m)^- #(\d+) · `)
+
+// hookTook matches the hook log's record of a delivered UserPromptSubmit and
+// captures how long the hook took, start to answer.
+var hookTook = regexp.MustCompile(`msg=delivered event=UserPromptSubmit .* took=(\S+)`)
+
+// TestMnemoPromptRecall: session 1 fixes calc.py. Session 2's SessionStart
+// context has room for the last summary only (contextBytes 512), so its
+// prompt about the fix gets session 1's observations from the
+// UserPromptSubmit hook, as additionalContext, and the model receives them
+// with the prompt. The same question again in the same session (--resume)
+// gets none of them twice. The hook answers within its deadline each time.
+func TestMnemoPromptRecall(t *testing.T) {
+	h := newHarness(t)
+	mnemoBin, hookBin := requireMnemo(t, h.root)
+	if err := os.WriteFile(filepath.Join(h.mnemoHome, "settings.json"), []byte(`{"contextBytes": 512}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.extraEnv = append(h.extraEnv, "MNEMO_LOG_LEVEL=debug") // the hook logs how long it took
+	h.installMnemo(t, mnemoBin, hookBin)
+	h.runFixCalc(t)
+	h.waitForContext(t, mnemoBin, "calc.py")
+
+	// The prompt is what a person would type: the script's marker goes in
+	// the system prompt, where the hook does not see it.
+	const question = "what did we change in calc.py to make sh test.sh pass?"
+	if err := h.srv.Register(modelserver.Script{Name: "prompt-recall", Respond: func(modelserver.Turn) modelserver.Step {
+		return modelserver.Step{Text: "We fixed add and mul in calc.py."}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	marker := []string{"--include-hook-events", "--append-system-prompt", modelserver.Marker("prompt-recall")}
+	run := h.claudeP("prompt-recall", question, marker...)
+	run.mustSucceed(t)
+	recall := run.hookContext(t, claudecode.EventUserPromptSubmit)
+	ids := recalledID.FindAllStringSubmatch(recall, -1)
+	switch {
+	case recall == "":
+		t.Fatalf("the UserPromptSubmit hook recalled nothing for %q", question)
+	case !strings.HasPrefix(recall, `<mnemo-context project="calc-project" source="prompt">`) || !strings.HasSuffix(recall, "</mnemo-context>\n"):
+		t.Errorf("the recall is not a <mnemo-context> element of source prompt:\n%s", recall)
+	case !strings.Contains(recall, "calc.py") || len(ids) == 0 || len(ids) > memory.MaxPromptContextItems || len(recall) > memory.MaxPromptContextBytes:
+		t.Errorf("the recall names no calc.py memory, or is over its budget (%d lines, %d bytes):\n%s", len(ids), len(recall), recall)
+	}
+	reqs := h.scripted("prompt-recall")
+	if len(reqs) == 0 {
+		t.Fatal("session 2 sent no request to the model")
+	}
+	if !reqs[0].Contains(recall) {
+		t.Errorf("the model's request lacks the recall:\n--- recall\n%s\n--- request\n%s", recall, reqs[0].Text())
+	}
+	start := run.hookContext(t, claudecode.EventSessionStart)
+	for _, id := range ids {
+		if strings.Contains(start, "#"+id[1]+" ") {
+			t.Errorf("#%s was recalled though SessionStart's context gave it:\n%s", id[1], start)
+		}
+	}
+
+	again := h.claudeP("prompt-recall-again", question, append(marker, "--resume", run.init(t).SessionID)...)
+	again.mustSucceed(t)
+	second := again.hookContext(t, claudecode.EventUserPromptSubmit)
+	for _, id := range recalledID.FindAllStringSubmatch(second, -1) {
+		if slices.ContainsFunc(ids, func(first []string) bool { return first[1] == id[1] }) {
+			t.Errorf("#%s was recalled twice in one session:\n%s", id[1], second)
+		}
+	}
+
+	took := hookTook.FindAllStringSubmatch(readHookLogs(t, h.mnemoHome)["hook.log"], -1)
+	if len(took) < 3 { // session 1's prompt and session 2's two
+		t.Errorf("hook.log records %d delivered prompts, want 3", len(took))
+	}
+	for _, m := range took {
+		d, err := time.ParseDuration(m[1])
+		if err != nil || d >= claudecode.EventBudget {
+			t.Errorf("a UserPromptSubmit hook took %s (budget %v)", m[1], claudecode.EventBudget)
+		}
+		t.Logf("TIMING hook UserPromptSubmit: %s", m[1])
 	}
 	checkHookLogs(t, h.mnemoHome)
 }
