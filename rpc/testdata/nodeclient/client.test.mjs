@@ -36,10 +36,10 @@ test(`vscode-jsonrpc drives mnemo serve --stdio --remote=${remote}`, { skip: !bi
       processId: process.pid,
       rootUri: `file://${project}`,
       capabilities: {},
-      initializationOptions: { clientKind: 'node-test', protocolVersion: 1, contentSessionId: 'node-session-1', cwd: project },
+      initializationOptions: { clientKind: 'node-test', protocolVersion: 1, contentSessionId: 'node-session-1', cwd: project, saveWindowSeconds: -1 },
     });
     assert.equal(init.serverInfo.name, 'mnemo');
-    assert.equal(init.capabilities.textDocumentSync.save.includeText, false);
+    assert.equal(init.capabilities.textDocumentSync.save.includeText, true);
     assert.equal(init.mnemo.project, 'billing-api');
     assert.match(init.mnemo.context, /<mnemo-context/);
     await conn.sendNotification('initialized', {});
@@ -50,7 +50,11 @@ test(`vscode-jsonrpc drives mnemo serve --stdio --remote=${remote}`, { skip: !bi
     assert.equal(prompt.promptNumber, 1);
     assert.equal(prompt.private, false);
 
-    await conn.sendNotification('textDocument/didSave', { textDocument: { uri: `file://${project}/billing/pdf_layout.go` } });
+    // Every save on its own (no save window), with the text the server asks for.
+    await conn.sendNotification('textDocument/didSave', {
+      textDocument: { uri: `file://${project}/billing/pdf_layout.go` },
+      text: 'package billing\n\nfunc pageMargins() (top, bottom int) { return 36, 48 }\n',
+    });
 
     // The memory agent works in the background: poll with a deadline.
     let hits = [];
