@@ -22,7 +22,6 @@ import (
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/local"
 	"github.com/mnemo-dev/mnemo/memory/observer"
-	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
 // The end-to-end tests run the real Claude Code CLI as the observer, against
