@@ -178,7 +178,7 @@ func TestPrivacyAudit(t *testing.T) {
 			{"kind": "prompt", "prompt": map[string]any{"sessionId": 1, "number": 1, "text": w.tainted("import-prompt"), "time": now}},
 			{"kind": "observation", "observation": map[string]any{"sessionId": 1, "project": "billing-api", "type": "bugfix",
 				"title": "Fixed the retry path", "narrative": w.tainted("import-narrative"), "facts": []string{w.tainted("import-fact")},
-				"filesModified": []string{"retry.go"}, "time": now}},
+				"evidence": w.tainted("import-evidence"), "filesModified": []string{"retry.go"}, "time": now}},
 			{"kind": "summary", "summary": map[string]any{"sessionId": 1, "project": "billing-api", "request": "fix the retry path",
 				"learned": w.tainted("import-summary"), "completed": "fixed", "time": now}},
 		} {
@@ -190,7 +190,7 @@ func TestPrivacyAudit(t *testing.T) {
 			t.Fatal(err)
 		}
 		mnemo(t, env, "import", file)
-		entries = append(entries, "import-prompt", "import-narrative", "import-fact", "import-summary")
+		entries = append(entries, "import-prompt", "import-narrative", "import-fact", "import-evidence", "import-summary")
 	})
 
 	// The next session's context, through the hook and the command line.

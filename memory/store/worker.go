@@ -351,12 +351,17 @@ func (m *Memory) scrubSummary(s *memory.Summary) {
 	}
 }
 
+// maxEvidenceBytes bounds an observation's evidence as stored: the local
+// agent writes at most 2 KB; an import or another agent may not.
+const maxEvidenceBytes = 4 << 10
+
 // scrubObservation cleans every text field again before storage: agents
 // (a remote model above all) may echo what they were shown.
 func (m *Memory) scrubObservation(o *memory.Observation) {
 	for _, f := range []*string{&o.Title, &o.Subtitle, &o.Narrative, &o.Request} {
 		*f = m.clean(*f, memory.MaxMessageBytes)
 	}
+	o.Evidence = m.clean(o.Evidence, maxEvidenceBytes)
 	for _, list := range [][]string{o.Facts, o.Concepts, o.FilesRead, o.FilesModified} {
 		for i := range list {
 			list[i] = m.clean(list[i], 4096)
