@@ -16,9 +16,11 @@ type SessionsResult struct {
 	Sessions []Session `json:"sessions"`
 }
 
-// DoctorResult is what `mnemo doctor` found in the store.
+// DoctorResult is what `mnemo doctor` found in the store: broken
+// invariants (Problems), and what is worth knowing but not wrong (Notes).
 type DoctorResult struct {
 	Problems []Problem `json:"problems"`
+	Notes    []string  `json:"notes,omitempty"`
 }
 
 // ExportParams names the file an export goes to.

@@ -263,6 +263,9 @@ func doctorCommand() *cli.Command {
 				fmt.Fprintf(w, "agent        %s ok\n", cfg.Agent)
 			}
 			err = call(c, (*client.Client).Doctor, func(w io.Writer, r *memory.DoctorResult) error {
+				for _, n := range r.Notes {
+					fmt.Fprintf(w, "note         %s\n", n)
+				}
 				if len(r.Problems) == 0 {
 					fmt.Fprintln(w, "invariants   ok: every observation's memory session is registered to its session, no memory session is shared, no queue entry is stale")
 					return nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -57,10 +58,18 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	})
 	handle(mux, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) {
 		p, err := mem.Doctor(ctx)
+		if err != nil {
+			return memory.DoctorResult{}, err
+		}
 		if p == nil {
 			p = []memory.Problem{}
 		}
-		return memory.DoctorResult{Problems: p}, err
+		res := memory.DoctorResult{Problems: p}
+		without, total, err := mem.WithoutEvidence(ctx)
+		if without > 0 {
+			res.Notes = append(res.Notes, fmt.Sprintf("%d of %d observations of tool runs were made before observations kept their evidence; their raw events are gone, so search finds them by their notes only", without, total))
+		}
+		return res, err
 	})
 	handle(mux, memory.MethodReindex, func(ctx context.Context, _ struct{}) (memory.ReindexResult, error) {
 		n, err := mem.Reindex(ctx)

@@ -71,6 +71,11 @@ func observe(ev memory.Event, request string, turn []memory.Observation) (memory
 		}
 	}
 	o.Evidence = evidence(t, failure)
+	if o.Evidence == "" {
+		// Never empty for an event: an observation without evidence is one
+		// made before observations kept it (doctor counts those).
+		o.Evidence = firstNonEmpty(strings.Join(o.Files(), " "), ev.ToolName)
+	}
 	o.ToolUseID = ev.ToolUseID
 	return o, true
 }

@@ -15,6 +15,35 @@ import (
 // calls it stale.
 const StaleQueueAge = 10 * time.Minute
 
+// WithoutEvidence counts the observations of tool events that have no
+// evidence: those made before observations kept it, whose raw events are
+// gone (an agent's queue entry is deleted once it made them), so that it
+// cannot be derived again.
+func (m *Memory) WithoutEvidence(ctx context.Context) (without, total int, err error) {
+	err = m.store.view(func(txn *badger.Txn) error {
+		return scan(txn, pObs, false, func(item *badger.Item) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var o struct {
+				Tool, Source, Evidence string
+			}
+			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
+				return err
+			}
+			if o.Tool == "" || o.Source == memory.SourceSaved {
+				return nil
+			}
+			total++
+			if o.Evidence == "" {
+				without++
+			}
+			return nil
+		})
+	})
+	return without, total, err
+}
+
 // Doctor checks the invariants of DESIGN §5: every observation's memory
 // session is registered to its own session, no memory session is shared by
 // two sessions, every index entry points at a record, and no queue entry is

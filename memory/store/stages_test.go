@@ -533,3 +533,27 @@ func TestSaveKeepsTheAnchorOfASelection(t *testing.T) {
 		t.Fatalf("second save: #%d, %v; want a memory of its own", r2.ID, err)
 	}
 }
+
+// Observations made before evidence was kept cannot get it (their events
+// are gone); WithoutEvidence counts them for doctor, leaving out saved
+// notes, which have no event.
+func TestWithoutEvidenceCountsObservationsMadeBeforeEvidence(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	mustPrompt(t, m, "cc-ev", "read the cart")
+	mustTool(t, m, "cc-ev", "Read", readInput, readResponse)
+	m.Save(ctx, memory.SaveParams{Project: "shop", Text: "a saved note"})
+	waitIdle(t, m)
+	if without, total, err := m.WithoutEvidence(ctx); err != nil || without != 0 || total != 1 {
+		t.Fatalf("fresh memory: %d of %d without evidence (%v), want 0 of 1", without, total, err)
+	}
+	old := `{"kind":"session","session":{"id":1,"contentSessionId":"old","project":"shop","platform":"claude-code","status":"completed"}}
+{"kind":"observation","observation":{"sessionId":1,"project":"shop","type":"discovery","title":"Read cart/old.go","tool":"Read","filesRead":["cart/old.go"]}}
+`
+	if _, err := m.Import(ctx, strings.NewReader(old), nil); err != nil {
+		t.Fatal(err)
+	}
+	if without, total, err := m.WithoutEvidence(ctx); err != nil || without != 1 || total != 2 {
+		t.Fatalf("after an old import: %d of %d without evidence (%v), want 1 of 2", without, total, err)
+	}
+}
