@@ -765,3 +765,26 @@ func FuzzLocalAgent(f *testing.F) {
 		}
 	})
 }
+
+// An edit of a settings file is titled by every setting it added, changed
+// and removed, not "Edited <file>"; a password next to the change does not
+// make it a security note.
+func TestLocalAgentNamesTheSettingsAnEditChanged(t *testing.T) {
+	edit := func(file, old, new string) toolCall {
+		in, _ := json.Marshal(map[string]any{"file_path": "/src/app/" + file, "old_string": old, "new_string": new})
+		return toolCall{"Edit", string(in), `{"originalFile":"db:\n  password: ${DB_PASSWORD}\nhttp:\n  timeout: 30s\n  retries: 3\n"}`}
+	}
+	for _, tc := range []struct {
+		call  toolCall
+		title string
+	}{
+		{edit("config/app.yaml", "  timeout: 30s\n  retries: 3", "  timeout: 60s\n  retries: 5\n  backoff: exponential"), "Changed timeout and retries, added backoff in config/app.yaml"},
+		{edit("package.json", `    "lint": "eslint .",`, "    \"lint\": \"eslint .\",\n    \"i18n:check\": \"tsx scripts/check.ts\","), "Added i18n:check to package.json"},
+		{edit(".env.example", "DB_HOST=localhost\nDB_POOL=5", "DB_HOST=localhost"), "Removed DB_POOL from .env.example"},
+	} {
+		obs := runTurn(t, "make the http client more patient", tc.call)
+		if len(obs) != 1 || obs[0].Title != tc.title || obs[0].Type != memory.TypeChange {
+			t.Errorf("got %+v, want a change titled %q", obs, tc.title)
+		}
+	}
+}

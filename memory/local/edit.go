@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -361,7 +362,89 @@ func changeTitle(tool string, e editInfo) string {
 	if len(e.changed) > 0 {
 		return "Changed " + e.where
 	}
+	if len(e.pairs) > 0 && isConfig(e.file) {
+		if t := settingsTitle(e.file, e.pairs); t != "" {
+			return t
+		}
+	}
 	return "Edited " + e.file
+}
+
+// isConfig reports files of settings: YAML, JSON, TOML, INI, .env,
+// properties.
+func isConfig(file string) bool {
+	base := strings.ToLower(path.Base(file))
+	if strings.HasPrefix(base, ".env") {
+		return true
+	}
+	switch path.Ext(base) {
+	case ".yaml", ".yml", ".json", ".toml", ".ini", ".cfg", ".conf", ".env", ".properties":
+		return true
+	}
+	return false
+}
+
+// settingKeyRE reads the key of a settings line: `key:` (YAML),
+// `"key":` (JSON), `key =` (TOML, INI, properties), `KEY=` (.env).
+var settingKeyRE = regexp.MustCompile(`^\s*(?:-\s+)?(?:export\s+)?(?:"([^"]+)"\s*:|([A-Za-z_][\w.\-]*)\s*(?::(?:\s|$)|=))`)
+
+// settingsTitle names the settings an edit of a settings file added,
+// changed and removed, every one of them (up to three each): "Changed
+// timeout and retries, added backoff in config/app.yaml".
+func settingsTitle(file string, pairs []editPair) string {
+	keysOf := func(lines []string) map[string]bool {
+		keys := map[string]bool{}
+		for _, l := range lines {
+			if m := settingKeyRE.FindStringSubmatch(l); m != nil {
+				keys[m[1]+m[2]] = true
+			}
+		}
+		return keys
+	}
+	var added, changed, removed []string
+	for _, p := range pairs {
+		plus, minus := lineDiff(p.OldString, p.NewString)
+		newKeys, oldKeys := keysOf(plus), keysOf(minus)
+		for _, l := range plus {
+			if m := settingKeyRE.FindStringSubmatch(l); m != nil {
+				k := m[1] + m[2]
+				switch {
+				case oldKeys[k] && !slices.Contains(changed, k):
+					changed = append(changed, k)
+				case !oldKeys[k] && !slices.Contains(added, k):
+					added = append(added, k)
+				}
+			}
+		}
+		for _, l := range minus {
+			if m := settingKeyRE.FindStringSubmatch(l); m != nil && !newKeys[m[1]+m[2]] && !slices.Contains(removed, m[1]+m[2]) {
+				removed = append(removed, m[1]+m[2])
+			}
+		}
+	}
+	var parts []string
+	if len(changed) > 0 {
+		parts = append(parts, "changed "+nameList(changed, 3))
+	}
+	if len(added) > 0 {
+		parts = append(parts, "added "+nameList(added, 3))
+	}
+	if len(removed) > 0 {
+		parts = append(parts, "removed "+nameList(removed, 3))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	t := strings.Join(parts, ", ")
+	prep := " in "
+	switch {
+	case len(parts) > 1:
+	case len(added) > 0:
+		prep = " to "
+	case len(removed) > 0:
+		prep = " from "
+	}
+	return strings.ToUpper(t[:1]) + t[1:] + prep + file
 }
 
 // addedNames lists the names an edit's code brings in, in order, whole
