@@ -23,10 +23,16 @@ import (
 // restart reuses them and a change of embedder re-embeds everything, in
 // the background, with progress in the log and in Status.
 
-// DocOf is what the search index knows of an observation.
+// DocOf is what the search index knows of an observation. The order of its
+// text matters to a sentence encoder, which reads only the first 128 pieces
+// of what it embeds: the observation's own words, then the prompt it
+// served, then facts, concepts and files. Putting the prompt before the
+// facts (it came last) gave hybrid search with USE-Lite 3.5 points of
+// recall@5 on cmd/mnemo-eval's dev split (0.729 → 0.764, MRR 0.659 →
+// 0.676); keyword search and the hashing embedder do not depend on order.
 func DocOf(o *memory.Observation) vector.Doc {
 	var b strings.Builder
-	for _, s := range []string{o.Subtitle, o.Narrative} {
+	for _, s := range []string{o.Subtitle, o.Narrative, o.Request} {
 		if s != "" {
 			b.WriteString(s)
 			b.WriteByte('\n')
@@ -37,9 +43,6 @@ func DocOf(o *memory.Observation) vector.Doc {
 			b.WriteString(s)
 			b.WriteByte('\n')
 		}
-	}
-	if o.Request != "" {
-		b.WriteString(o.Request)
 	}
 	return vector.Doc{ID: o.ID, Project: o.Project, Type: o.Type, Files: o.Files(), Time: o.Time, Title: o.Title, Text: b.String(), Evidence: o.Evidence}
 }
