@@ -97,6 +97,9 @@ func report(ctx context.Context, w io.Writer, s *Set, emb vector.Embedder, misse
 	}
 	fmt.Fprintf(w, "\n== %s split, %s embedder: %d projects, %d tool events → %d observations (replayed in %s); %d questions\n",
 		s.Name, emb.ID(), len(s.Projects), events, counts.Observations, time.Since(start).Round(time.Millisecond), len(s.Queries))
+	if err := printFootprint(ctx, w, mem, counts.Observations); err != nil {
+		return err
+	}
 	rows := []struct {
 		name   string
 		search searcher
@@ -169,5 +172,31 @@ func printMisses(ctx context.Context, w io.Writer, s *Set, mem *store.Memory, ki
 			fmt.Fprintf(w, "   #%d %.3f %s %s %v\n", h.ID, h.Score, h.Project, h.Title, h.Files)
 		}
 	}
+	return nil
+}
+
+// printFootprint says what the replayed memory holds per observation, by
+// kind of record (the live keys and values, before Badger's overhead).
+func printFootprint(ctx context.Context, w io.Writer, mem *store.Memory, observations int) error {
+	fams, err := mem.Footprint(ctx)
+	if err != nil {
+		return err
+	}
+	var total, obs, vec, idx int64
+	for _, f := range fams {
+		b := f.KeyBytes + f.ValueBytes
+		total += b
+		switch {
+		case f.Name == "observations":
+			obs = b
+		case f.Name == "vectors":
+			vec = b
+		case strings.HasPrefix(f.Name, "index:"):
+			idx += b
+		}
+	}
+	per := func(b int64) int64 { return b / int64(max(1, observations)) }
+	fmt.Fprintf(w, "   stored per observation, live bytes: %d in all (observations %d, their vectors %d, indexes %d, sessions, prompts, summaries and the rest %d)\n",
+		per(total), per(obs), per(vec), per(idx), per(total-obs-vec-idx))
 	return nil
 }

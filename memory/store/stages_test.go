@@ -557,3 +557,29 @@ func TestWithoutEvidenceCountsObservationsMadeBeforeEvidence(t *testing.T) {
 		t.Fatalf("after an old import: %d of %d without evidence (%v), want 1 of 2", without, total, err)
 	}
 }
+
+// Footprint counts every live key in exactly one family: an observation
+// with its vector and index entries, the session and prompt it belongs to.
+func TestFootprintCountsEachRecordInItsFamily(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	mustPrompt(t, m, "cc-fp", "read the cart")
+	mustTool(t, m, "cc-fp", "Read", readInput, readResponse)
+	waitIdle(t, m)
+	fams, err := m.Footprint(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, f := range fams {
+		got[f.Name] = f.Keys
+		if f.Keys > 0 && f.KeyBytes+f.ValueBytes == 0 {
+			t.Errorf("%s: %d keys of no bytes", f.Name, f.Keys)
+		}
+	}
+	for name, want := range map[string]int{"observations": 1, "vectors": 1, "sessions": 1, "prompts": 1, "queued events": 0, "index: observations by file": 1} {
+		if got[name] != want {
+			t.Errorf("%s: %d keys, want %d (all: %v)", name, got[name], want, got)
+		}
+	}
+}

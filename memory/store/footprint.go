@@ -1,0 +1,77 @@
+package store
+
+import (
+	"bytes"
+	"context"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// A KeyFamily is what one kind of record holds in the store: its live keys
+// and the bytes of their keys and values, before Badger's own overhead
+// (table indexes, the value log's garbage, its sequences' leases).
+type KeyFamily struct {
+	Prefix     string
+	Name       string
+	Keys       int
+	KeyBytes   int64
+	ValueBytes int64
+}
+
+// keyFamilies names the prefixes of store.go's key layout; a longer
+// prefix is listed before a shorter one it starts with.
+var keyFamilies = []struct {
+	prefix []byte
+	name   string
+}{
+	{pContentIdx, "index: content session ids"},
+	{pMemoryIdx, "index: memory session ids"},
+	{pObsProject, "index: observations by project and time"},
+	{pObsFile, "index: observations by file"},
+	{pObsHash, "index: observations by content hash"},
+	{pObsSession, "index: observations by session"},
+	{pSumProject, "index: summaries by project and time"},
+	{pEventKey, "idempotency keys"},
+	{pSession, "sessions"},
+	{pPrompt, "prompts"},
+	{pObs, "observations"},
+	{pSummary, "summaries"},
+	{pQueue, "queued events"},
+	{pVector, "vectors"},
+	{pAudit, "injection audit"},
+	{[]byte("meta/"), "meta"},
+	{[]byte("seq/"), "sequences"},
+}
+
+// Footprint sums the live keys and values of every key family, and of the
+// keys no family claims ("other").
+func (m *Memory) Footprint(ctx context.Context) ([]KeyFamily, error) {
+	fams := make([]KeyFamily, len(keyFamilies)+1)
+	for i, f := range keyFamilies {
+		fams[i] = KeyFamily{Prefix: string(f.prefix), Name: f.name}
+	}
+	fams[len(keyFamilies)] = KeyFamily{Name: "other"}
+	err := m.store.view(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			item := it.Item()
+			k := item.Key()
+			i := len(keyFamilies)
+			for j, f := range keyFamilies {
+				if bytes.HasPrefix(k, f.prefix) {
+					i = j
+					break
+				}
+			}
+			fams[i].Keys++
+			fams[i].KeyBytes += int64(len(k))
+			fams[i].ValueBytes += item.ValueSize()
+		}
+		return nil
+	})
+	return fams, err
+}
