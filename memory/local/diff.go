@@ -148,18 +148,31 @@ func renameOf(pairs []editPair) (from, to string) {
 
 // identDiff returns the identifiers only in a and only in b.
 func identDiff(a, b string) (gone, came []string) {
-	ia, ib := identsOf(a), identsOf(b)
-	for _, x := range ia {
-		if !slices.Contains(ib, x) {
-			gone = append(gone, x)
+	return setDiff(identsOf(a), identsOf(b))
+}
+
+// setDiff returns the items of a that b lacks and the items of b that a
+// lacks, each in its list's order. The lists hold no repeats.
+func setDiff(a, b []string) (onlyA, onlyB []string) {
+	inA := make(map[string]bool, len(a))
+	for _, x := range a {
+		inA[x] = true
+	}
+	inB := make(map[string]bool, len(b))
+	for _, x := range b {
+		inB[x] = true
+	}
+	for _, x := range a {
+		if !inB[x] {
+			onlyA = append(onlyA, x)
 		}
 	}
-	for _, x := range ib {
-		if !slices.Contains(ia, x) {
-			came = append(came, x)
+	for _, x := range b {
+		if !inA[x] {
+			onlyB = append(onlyB, x)
 		}
 	}
-	return gone, came
+	return onlyA, onlyB
 }
 
 // identsOf lists the distinct identifiers of a piece of code (up to 64).

@@ -388,37 +388,38 @@ func isConfig(file string) bool {
 // `"key":` (JSON), `key =` (TOML, INI, properties), `KEY=` (.env).
 var settingKeyRE = regexp.MustCompile(`^\s*(?:-\s+)?(?:export\s+)?(?:"([^"]+)"\s*:|([A-Za-z_][\w.\-]*)\s*(?::(?:\s|$)|=))`)
 
+// settingKeys lists the distinct keys of settings lines, in order.
+func settingKeys(lines []string) []string {
+	var keys []string
+	for _, l := range lines {
+		if m := settingKeyRE.FindStringSubmatch(l); m != nil && !slices.Contains(keys, m[1]+m[2]) {
+			keys = append(keys, m[1]+m[2])
+		}
+	}
+	return keys
+}
+
 // settingsTitle names the settings an edit of a settings file added,
 // changed and removed, every one of them (up to three each): "Changed
 // timeout and retries, added backoff in config/app.yaml".
 func settingsTitle(file string, pairs []editPair) string {
-	keysOf := func(lines []string) map[string]bool {
-		keys := map[string]bool{}
-		for _, l := range lines {
-			if m := settingKeyRE.FindStringSubmatch(l); m != nil {
-				keys[m[1]+m[2]] = true
+	var added, changed, removed []string
+	add := func(list *[]string, keys ...string) {
+		for _, k := range keys {
+			if !slices.Contains(*list, k) {
+				*list = append(*list, k)
 			}
 		}
-		return keys
 	}
-	var added, changed, removed []string
 	for _, p := range pairs {
 		plus, minus := lineDiff(p.OldString, p.NewString)
-		newKeys, oldKeys := keysOf(plus), keysOf(minus)
-		for _, l := range plus {
-			if m := settingKeyRE.FindStringSubmatch(l); m != nil {
-				k := m[1] + m[2]
-				switch {
-				case oldKeys[k] && !slices.Contains(changed, k):
-					changed = append(changed, k)
-				case !oldKeys[k] && !slices.Contains(added, k):
-					added = append(added, k)
-				}
-			}
-		}
-		for _, l := range minus {
-			if m := settingKeyRE.FindStringSubmatch(l); m != nil && !newKeys[m[1]+m[2]] && !slices.Contains(removed, m[1]+m[2]) {
-				removed = append(removed, m[1]+m[2])
+		oldKeys, newKeys := settingKeys(minus), settingKeys(plus)
+		gone, came := setDiff(oldKeys, newKeys)
+		add(&removed, gone...)
+		add(&added, came...)
+		for _, k := range newKeys {
+			if slices.Contains(oldKeys, k) {
+				add(&changed, k)
 			}
 		}
 	}
@@ -454,14 +455,11 @@ func settingsTitle(file string, pairs []editPair) string {
 func addedNames(pairs []editPair) []string {
 	var code, plain []string
 	for _, p := range pairs {
-		oldNames := map[string]bool{}
-		for _, n := range qualifiedNames(codeOnly(p.OldString)) {
-			oldNames[n] = true
-		}
 		newCode := codeOnly(p.NewString)
-		for _, name := range qualifiedNames(newCode) {
+		_, came := setDiff(qualifiedNames(codeOnly(p.OldString)), qualifiedNames(newCode))
+		for _, name := range came {
 			bare := strings.TrimPrefix(strings.TrimPrefix(name, "self."), "this.")
-			if oldNames[name] || len(bare) < 2 || !hasLetter(bare) || strings.Trim(bare, "_") == "" || notNames[bare] || slices.Contains(code, bare) || slices.Contains(plain, bare) {
+			if len(bare) < 2 || !hasLetter(bare) || strings.Trim(bare, "_") == "" || notNames[bare] || slices.Contains(code, bare) || slices.Contains(plain, bare) {
 				continue
 			}
 			shown := bare
