@@ -158,56 +158,28 @@ func changeOf(t *toolEvent) (oldText, newText string) {
 // codeDiff lists the code tokens of newText that oldText lacks, and the
 // other way round, in order of appearance.
 func codeDiff(oldText, newText string) (added, removed []string) {
-	oldSet, newSet := map[string]bool{}, map[string]bool{}
-	oldList, newList := codeTokens(oldText, true), codeTokens(newText, true)
-	for _, w := range oldList {
-		oldSet[w] = true
-	}
-	for _, w := range newList {
-		newSet[w] = true
-	}
-	for _, w := range newList {
-		if !oldSet[w] {
-			added = append(added, w)
-		}
-	}
-	for _, w := range oldList {
-		if !newSet[w] {
-			removed = append(removed, w)
-		}
-	}
+	removed, added = setDiff(codeTokens(oldText, true), codeTokens(newText, true))
 	return added, removed
 }
 
 // lineDiff lists the trimmed lines of newText that are not lines of
 // oldText, and the other way round.
 func lineDiff(oldText, newText string) (plus, minus []string) {
-	set := func(s string) (map[string]bool, []string) {
-		m := map[string]bool{}
-		var list []string
-		for l := range strings.Lines(s) {
-			l = strings.TrimSpace(l)
-			if l == "" || m[l] {
-				continue
-			}
-			m[l] = true
+	minus, plus = setDiff(distinctLines(oldText), distinctLines(newText))
+	return plus, minus
+}
+
+// distinctLines lists the trimmed, non-empty lines of s, without repeats.
+func distinctLines(s string) []string {
+	var list []string
+	seen := map[string]bool{}
+	for l := range strings.Lines(s) {
+		if l = strings.TrimSpace(l); l != "" && !seen[l] {
+			seen[l] = true
 			list = append(list, l)
 		}
-		return m, list
 	}
-	oldSet, oldList := set(oldText)
-	newSet, newList := set(newText)
-	for _, l := range newList {
-		if !oldSet[l] {
-			plus = append(plus, l)
-		}
-	}
-	for _, l := range oldList {
-		if !newSet[l] {
-			minus = append(minus, l)
-		}
-	}
-	return plus, minus
+	return list
 }
 
 // telling reports whether a line of output is worth keeping: an error, a
@@ -234,24 +206,31 @@ func telling(l string) bool {
 func codeTokens(s string, identifiersOnly bool) []string {
 	var out []string
 	seen := map[string]bool{}
+	eachToken(s, func(tok string, code bool) {
+		if code == identifiersOnly && !seen[tok] {
+			seen[tok] = true
+			out = append(out, tok)
+		}
+	})
+	return out
+}
+
+// eachToken calls fn for every token of s that codeTokens keeps, of either
+// kind, repeats included, and says whether it looks like code.
+func eachToken(s string, fn func(tok string, code bool)) {
 	for tok := range strings.FieldsFuncSeq(s, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_./-:", r))
 	}) {
 		tok = strings.Trim(tok, "./-:")
-		if len(tok) < 3 || len(tok) > 96 || seen[tok] {
+		if len(tok) < 3 || len(tok) > 96 {
 			continue
 		}
 		code := looksLikeCode(tok)
-		if identifiersOnly != code {
-			continue
-		}
 		if !code && (len(tok) < 4 || stopWords[strings.ToLower(tok)] || !hasLetter(tok)) {
 			continue
 		}
-		seen[tok] = true
-		out = append(out, tok)
+		fn(tok, code)
 	}
-	return out
 }
 
 func looksLikeCode(tok string) bool {
@@ -344,10 +323,5 @@ func (e *evidenceBuf) remember(l string) {
 	if e.has == nil {
 		e.has = map[string]bool{}
 	}
-	for _, tok := range codeTokens(l, true) {
-		e.has[tok] = true
-	}
-	for _, tok := range codeTokens(l, false) {
-		e.has[tok] = true
-	}
+	eachToken(l, func(tok string, _ bool) { e.has[tok] = true })
 }
