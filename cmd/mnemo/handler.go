@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 
@@ -57,19 +56,7 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 		return memory.SessionsResult{Sessions: s}, err
 	})
 	handle(mux, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) {
-		p, err := mem.Doctor(ctx)
-		if err != nil {
-			return memory.DoctorResult{}, err
-		}
-		if p == nil {
-			p = []memory.Problem{}
-		}
-		res := memory.DoctorResult{Problems: p}
-		without, total, err := mem.WithoutEvidence(ctx)
-		if without > 0 {
-			res.Notes = append(res.Notes, fmt.Sprintf("%d of %d observations of tool runs were made before observations kept their evidence; their raw events are gone, so search finds them by their notes only", without, total))
-		}
-		return res, err
+		return mem.Doctor(ctx)
 	})
 	handle(mux, memory.MethodReindex, func(ctx context.Context, _ struct{}) (memory.ReindexResult, error) {
 		n, err := mem.Reindex(ctx)

@@ -309,13 +309,7 @@ func memoryMux(mem *store.Memory, home string) *rpc.Mux {
 		s, err := mem.Sessions(ctx)
 		return memory.SessionsResult{Sessions: s}, err
 	})
-	handle(m, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) {
-		p, err := mem.Doctor(ctx)
-		if p == nil {
-			p = []memory.Problem{}
-		}
-		return memory.DoctorResult{Problems: p}, err
-	})
+	handle(m, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) { return mem.Doctor(ctx) })
 	handle(m, memory.MethodReindex, func(ctx context.Context, _ struct{}) (memory.ReindexResult, error) {
 		n, err := mem.Reindex(ctx)
 		return memory.ReindexResult{Observations: n}, err

@@ -15,44 +15,19 @@ import (
 // calls it stale.
 const StaleQueueAge = 10 * time.Minute
 
-// WithoutEvidence counts the observations of tool events that have no
-// evidence: those made before observations kept it, whose raw events are
-// gone (an agent's queue entry is deleted once it made them), so that it
-// cannot be derived again.
-func (m *Memory) WithoutEvidence(ctx context.Context) (without, total int, err error) {
-	err = m.store.view(func(txn *badger.Txn) error {
-		return scan(txn, pObs, false, func(item *badger.Item) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			var o struct {
-				Tool, Source, Evidence string
-			}
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
-				return err
-			}
-			if o.Tool == "" || o.Source == memory.SourceSaved {
-				return nil
-			}
-			total++
-			if o.Evidence == "" {
-				without++
-			}
-			return nil
-		})
-	})
-	return without, total, err
-}
-
 // Doctor checks the invariants of DESIGN §5: every observation's memory
 // session is registered to its own session, no memory session is shared by
 // two sessions, every index entry points at a record, and no queue entry is
-// older than StaleQueueAge.
-func (m *Memory) Doctor(ctx context.Context) ([]memory.Problem, error) {
-	var problems []memory.Problem
+// older than StaleQueueAge. Its notes say what is worth knowing but not
+// wrong: how many observations of tool runs were made before observations
+// kept their evidence (their events are gone, so it cannot be derived
+// again).
+func (m *Memory) Doctor(ctx context.Context) (memory.DoctorResult, error) {
+	res := memory.DoctorResult{Problems: []memory.Problem{}}
 	add := func(check, format string, args ...any) {
-		problems = append(problems, memory.Problem{Check: check, Detail: fmt.Sprintf(format, args...)})
+		res.Problems = append(res.Problems, memory.Problem{Check: check, Detail: fmt.Sprintf(format, args...)})
 	}
+	var tools, withoutEvidence int
 	now := m.now()
 	err := m.store.view(func(txn *badger.Txn) error {
 		owner := map[string]uint64{} // memorySessionId -> session id
@@ -82,6 +57,12 @@ func (m *Memory) Doctor(ctx context.Context) ([]memory.Problem, error) {
 			}
 			if o.Source == memory.SourceSaved {
 				return nil
+			}
+			if o.Tool != "" {
+				tools++
+				if o.Evidence == "" {
+					withoutEvidence++
+				}
 			}
 			if o.MemorySessionID == "" {
 				add("orphan-observation", "observation %d has no memory session", o.ID)
@@ -118,5 +99,8 @@ func (m *Memory) Doctor(ctx context.Context) ([]memory.Problem, error) {
 			return nil
 		})
 	})
-	return problems, err
+	if withoutEvidence > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d of %d observations of tool runs were made before observations kept their evidence; their raw events are gone, so search finds them by their notes only", withoutEvidence, tools))
+	}
+	return res, err
 }

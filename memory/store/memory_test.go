@@ -327,9 +327,9 @@ func TestRule4ObservationsCarryRegisteredMemorySession(t *testing.T) {
 	if len(obs) != 2 || under[sess.MemorySessions[0]] != 1 || under[sess.MemorySessions[1]] != 1 {
 		t.Fatalf("observations by memory session = %v, want one under each of %v", under, sess.MemorySessions)
 	}
-	problems, err := m.Doctor(context.Background())
-	if err != nil || len(problems) != 0 {
-		t.Fatalf("doctor: %v %v", problems, err)
+	res, err := m.Doctor(context.Background())
+	if err != nil || len(res.Problems) != 0 {
+		t.Fatalf("doctor: %v %v", res.Problems, err)
 	}
 }
 

@@ -331,8 +331,8 @@ func TestSearchTimelineGetForget(t *testing.T) {
 	if got := search(memory.SearchParams{Files: []string{"cart/total.go"}}); len(got) != 0 {
 		t.Fatalf("a forgotten observation is still found by file: %v", got)
 	}
-	if problems, _ := m.Doctor(ctx); len(problems) != 0 {
-		t.Fatalf("doctor after forget: %v", problems)
+	if res, _ := m.Doctor(ctx); len(res.Problems) != 0 {
+		t.Fatalf("doctor after forget: %v", res.Problems)
 	}
 }
 
@@ -456,8 +456,8 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if s := mustSession(t, dst, "cc-exp"); s.MemorySessionID == "" || s.PromptCounter != 1 {
 		t.Fatalf("imported session = %+v", s)
 	}
-	if problems, _ := dst.Doctor(ctx); len(problems) != 0 {
-		t.Fatalf("doctor after import: %v", problems)
+	if res, _ := dst.Doctor(ctx); len(res.Problems) != 0 {
+		t.Fatalf("doctor after import: %v", res.Problems)
 	}
 	_, err = dst.Import(ctx, strings.NewReader(`{"kind":"observation","observation":{"project":"x"}}`+"\n"), nil)
 	if err == nil || !strings.Contains(err.Error(), "line 1") {
@@ -535,17 +535,17 @@ func TestSaveKeepsTheAnchorOfASelection(t *testing.T) {
 }
 
 // Observations made before evidence was kept cannot get it (their events
-// are gone); WithoutEvidence counts them for doctor, leaving out saved
-// notes, which have no event.
-func TestWithoutEvidenceCountsObservationsMadeBeforeEvidence(t *testing.T) {
+// are gone); doctor notes how many there are, leaving out saved notes,
+// which have no event.
+func TestDoctorNotesObservationsMadeBeforeEvidence(t *testing.T) {
 	m := MustOpen(t, store.Options{InMemory: true})
 	ctx := context.Background()
 	mustPrompt(t, m, "cc-ev", "read the cart")
 	mustTool(t, m, "cc-ev", "Read", readInput, readResponse)
 	m.Save(ctx, memory.SaveParams{Project: "shop", Text: "a saved note"})
 	waitIdle(t, m)
-	if without, total, err := m.WithoutEvidence(ctx); err != nil || without != 0 || total != 1 {
-		t.Fatalf("fresh memory: %d of %d without evidence (%v), want 0 of 1", without, total, err)
+	if res, err := m.Doctor(ctx); err != nil || len(res.Notes) != 0 {
+		t.Fatalf("fresh memory: notes %q (%v), want none", res.Notes, err)
 	}
 	old := `{"kind":"session","session":{"id":1,"contentSessionId":"old","project":"shop","platform":"claude-code","status":"completed"}}
 {"kind":"observation","observation":{"sessionId":1,"project":"shop","type":"discovery","title":"Read cart/old.go","tool":"Read","filesRead":["cart/old.go"]}}
@@ -553,8 +553,10 @@ func TestWithoutEvidenceCountsObservationsMadeBeforeEvidence(t *testing.T) {
 	if _, err := m.Import(ctx, strings.NewReader(old), nil); err != nil {
 		t.Fatal(err)
 	}
-	if without, total, err := m.WithoutEvidence(ctx); err != nil || without != 1 || total != 2 {
-		t.Fatalf("after an old import: %d of %d without evidence (%v), want 1 of 2", without, total, err)
+	res, err := m.Doctor(ctx)
+	want := "1 of 2 observations of tool runs were made before observations kept their evidence; their raw events are gone, so search finds them by their notes only"
+	if err != nil || len(res.Notes) != 1 || res.Notes[0] != want {
+		t.Fatalf("after an old import: notes %q (%v), want %q", res.Notes, err, want)
 	}
 }
 
