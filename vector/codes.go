@@ -94,62 +94,66 @@ func dotUnrolled(a, b []float32) float32 {
 	return (s0 + s1) + (s2 + s3) + (s4 + s5) + (s6 + s7)
 }
 
-// prefilterRanking returns the depth documents most similar to the unit
-// vector qv among those f keeps, in two stages: the candidates nearest by
-// sign code, then their exact similarity. Callers hold the read lock.
-func (ix *Index) prefilterRanking(qv []float32, f *filter, depth int) []ranked {
+// quantRanking returns the depth documents most similar to the unit
+// vector qv among those f keeps, by their quantized vectors: when prefilter
+// is set, in two stages, the candidates nearest by sign code, then their
+// similarity; else every kept vector's similarity. Callers hold the read
+// lock.
+func (ix *Index) quantRanking(qv []float32, f *filter, depth int, prefilter bool) []ranked {
 	w := ix.words
-	qcode := make([]uint64, w)
-	signCode(qv, qcode)
-
-	// First stage: the distance of every kept vector's code, by slot, on
-	// all CPUs; 0xFFFF marks a slot out of scope.
 	n := len(ix.slots)
-	dist := make([]uint16, n)
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/16384))
-	hists := make([][]int, workers)
 	var wg sync.WaitGroup
-	for wk := range workers {
-		lo, hi := n*wk/workers, n*(wk+1)/workers
-		hist := make([]int, w*64+1)
-		hists[wk] = hist
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for slot := lo; slot < hi; slot++ {
-				e := ix.slots[slot]
-				if e == nil || e.vector == nil || !f.keep(e) {
-					dist[slot] = 0xFFFF
-					continue
+
+	limit := math.MaxInt
+	var dist []uint16
+	if prefilter {
+		qcode := make([]uint64, w)
+		signCode(qv, qcode)
+		// First stage: the distance of every kept vector's code, by slot,
+		// on all CPUs; 0xFFFF marks a slot out of scope.
+		dist = make([]uint16, n)
+		hists := make([][]int, workers)
+		for wk := range workers {
+			lo, hi := n*wk/workers, n*(wk+1)/workers
+			hist := make([]int, w*64+1)
+			hists[wk] = hist
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for slot := lo; slot < hi; slot++ {
+					if ix.inv[slot] == 0 || !f.keep(&ix.slots[slot]) {
+						dist[slot] = 0xFFFF
+						continue
+					}
+					d := distance(qcode, ix.codes[slot*w:slot*w+w], w*32)
+					dist[slot] = uint16(d)
+					hist[d]++
 				}
-				d := distance(qcode, ix.codes[slot*w:slot*w+w], w*32)
-				dist[slot] = uint16(d)
-				hist[d]++
+			}()
+		}
+		wg.Wait()
+
+		// The distance under which the wanted number of candidates lies: a
+		// counting pass instead of a sort.
+		want := max(prefilterFloor, prefilterPerHit*depth)
+		total := 0
+		for d := range w*64 + 1 {
+			for _, h := range hists {
+				total += h[d]
 			}
-		}()
-	}
-	wg.Wait()
-
-	// The distance under which the wanted number of candidates lies: a
-	// counting pass instead of a sort.
-	want := max(prefilterFloor, prefilterPerHit*depth)
-	limit, total := -1, 0
-	for d := range w*64 + 1 {
-		for _, h := range hists {
-			total += h[d]
+			limit = d
+			if total >= want {
+				break
+			}
 		}
-		limit = d
-		if total >= want {
-			break
+		if total == 0 {
+			return nil
 		}
 	}
-	if total == 0 {
-		return nil
-	}
 
-	// Second stage: the exact similarity of the candidates, on all CPUs
-	// too: their vectors lie all over memory, and reading them is most of
-	// the time of a search.
+	// Second stage: the similarity of the candidates, on all CPUs too:
+	// reading their vectors is most of the time of a search.
 	parts := make([][]ranked, workers)
 	for wk := range workers {
 		lo, hi := n*wk/workers, n*(wk+1)/workers
@@ -158,9 +162,14 @@ func (ix *Index) prefilterRanking(qv []float32, f *filter, depth int) []ranked {
 			defer wg.Done()
 			var rs []ranked
 			for slot := lo; slot < hi; slot++ {
-				if int(dist[slot]) <= limit {
-					rs = append(rs, ranked{uint32(slot), dotUnrolled(qv, ix.slots[slot].vector)})
+				if prefilter {
+					if int(dist[slot]) > limit {
+						continue
+					}
+				} else if ix.inv[slot] == 0 || !f.keep(&ix.slots[slot]) {
+					continue
 				}
+				rs = append(rs, ranked{uint32(slot), ix.similarity(qv, uint32(slot))})
 			}
 			parts[wk] = rs
 		}()

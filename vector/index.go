@@ -77,6 +77,10 @@ type Doc struct {
 	// A vector from another embedder of the same length cannot be told apart:
 	// compare the stored EmbedderID before passing vectors in.
 	Vector []float32
+	// Stamp is the caller's mark of this version of the document (e.g. the
+	// store's commit version of its record and vector). Snapshots keep it,
+	// and the caller tells from it whether a snapshot's document is current.
+	Stamp uint64
 }
 
 // Query is a search.
@@ -110,9 +114,6 @@ type Hit struct {
 	// KeywordRank and VectorRank are the 1-based ranks of the hit in each
 	// ranking, 0 when it is not in that ranking.
 	KeywordRank, VectorRank int
-	// Snippet is a short window of the text around the best-matching query
-	// terms, or its beginning.
-	Snippet string
 }
 
 const (
@@ -157,48 +158,66 @@ type lexicalEmbedder interface{ lexical() }
 // ErrBadQuery means a query asks for something the index cannot do.
 var ErrBadQuery = errors.New("bad query")
 
-// entry is what the index keeps of a document.
+// entry is what the index keeps of a document: no text (the caller has it;
+// see Snippet), only what filters and orders hits.
 type entry struct {
-	id         uint64
-	project    string
-	typ        string
-	files      []string
-	filesLower string // the lowercased paths, one per line
-	time       int64  // Unix nanoseconds, 0 when unknown
-	title      string
-	text       string
-	vector     []float32 // nil when the document has no embedding
-	evidence   []uint32  // the evidence's distinct term numbers, sorted
+	id      uint64
+	stamp   uint64
+	time    int64  // Unix nanoseconds, 0 when unknown
+	files   string // the lowercased paths, one per line
+	project uint32 // in Index.projects
+	typ     uint32 // in Index.types
+	live    bool
 }
 
-// Index ranks documents by keywords and by embeddings. Vectors live in
-// chromem-go collections in memory, one per project, so that a search within
-// a project scans only that project; a search over more than prefilterMin
-// vectors compares their sign codes first (codes.go). The keyword index is
-// our own BM25. An Index is safe for concurrent use.
+// Index ranks documents by keywords and by embeddings. Every vector is kept
+// quantized (quant.go), with its sign code (codes.go); the vectors of a
+// small project are also in a chromem-go collection of their own, which
+// answers the searches of that project, and of a memory made only of small
+// projects, by its exhaustive scan. A larger scope is ranked in two stages
+// over the quantized vectors. The keyword index is our own BM25
+// (keyword.go). An Index is safe for concurrent use.
 type Index struct {
 	emb       Embedder
 	fusion    fusionWeights
 	embedFunc chromem.EmbeddingFunc
 	db        *chromem.DB
+	dim       int
 
 	mu    sync.RWMutex
-	cols  map[string]*chromem.Collection // by project
+	cols  map[uint32]*chromem.Collection // by project, the small ones
 	byID  map[uint64]uint32              // document id → slot
-	slots []*entry                       // nil when free or dead
-	dead  []uint32                       // removed slots whose postings remain
-	gone  []bool                         // by slot: listed in dead
-	free  []uint32                       // slots ready for reuse
+	slots []entry
+	dead  []uint32 // removed slots whose postings remain
+	gone  []bool   // by slot: listed in dead
+	free  []uint32 // slots ready for reuse
 	kw    keywordIndex
-	words int      // 64-bit words of a vector's sign code, 32 components each
-	codes []uint64 // sign codes by slot, words each
-	nvec  int      // documents with a vector
+	quant []int8    // by slot, dim each
+	inv   []float32 // by slot: 1/|q|, 0 when the document has no vector
+	words int       // 64-bit words of a vector's sign code, 32 components each
+	codes []uint64  // sign codes by slot, words each
+	nvec  int       // documents with a vector
+
+	projects  []string
+	projectOf map[string]uint32
+	vecCount  []int // by project: documents with a vector
+	big       int   // projects with more than smallProject vectors
+	types     []string
+	typeOf    map[string]uint32
+
 	// prefilterMin is the scope from which a vector search uses the sign
 	// codes (a variable for the tests).
 	prefilterMin int
 
-	scratch sync.Pool // *[]float32, per-slot keyword scores
+	scratch sync.Pool // *scratch
 }
+
+// smallProject is the most vectors a project's chromem-go collection
+// holds. chromem-go scans a collection in about 1.3 µs a vector here, so a
+// search of a small project takes at most about 1.5 ms; a project that
+// grows past it leaves chromem-go for the quantized vectors, and its
+// float vectors (2 KB each) are freed.
+const smallProject = 1024
 
 // NewIndex returns an empty index that embeds with e.
 func NewIndex(e Embedder) *Index {
@@ -208,11 +227,13 @@ func NewIndex(e Embedder) *Index {
 		// always set, and only used if chromem ever embeds on its own.
 		embedFunc:    func(ctx context.Context, text string) ([]float32, error) { return e.Embed(ctx, text) },
 		db:           chromem.NewDB(),
-		cols:         make(map[string]*chromem.Collection),
+		dim:          e.Dim(),
+		cols:         make(map[uint32]*chromem.Collection),
 		byID:         make(map[uint64]uint32),
-		kw:           newKeywordIndex(),
 		fusion:       semanticFusion,
 		words:        codeWords(e.Dim()),
+		projectOf:    make(map[string]uint32),
+		typeOf:       make(map[string]uint32),
 		prefilterMin: prefilterMin,
 	}
 	if _, ok := e.(lexicalEmbedder); ok {
@@ -246,19 +267,24 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 	if err := ix.embedMissing(ctx, docs); err != nil {
 		return fmt.Errorf("index add: %w", err)
 	}
-	terms, owner, tables := analyseAll(len(docs), func(i int) *Doc { return &docs[i] })
+	terms := analyseAll(len(docs), func(i int) *Doc { return &docs[i] })
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	global := make([][]uint32, len(tables))
-	for w, t := range tables {
-		global[w] = ix.kw.termNumbers(t)
-	}
 	if grow := len(docs) - len(ix.free); grow > 0 {
 		// One allocation for a load of many documents, not one per growth.
 		ix.slots = slices.Grow(ix.slots, grow)
 		ix.gone = slices.Grow(ix.gone, grow)
 		ix.codes = slices.Grow(ix.codes, grow*ix.words)
+		ix.quant = slices.Grow(ix.quant, grow*ix.dim)
+		ix.inv = slices.Grow(ix.inv, grow)
+	}
+	// The projects this batch makes big never get a collection.
+	willHave := map[uint32]int{}
+	for i := range docs {
+		if docs[i].Vector != nil {
+			willHave[ix.projectNumber(docs[i].Project)]++
+		}
 	}
 	var errs []error
 	for i := range docs {
@@ -267,53 +293,87 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 			ix.removeSlot(slot)
 		}
 		slot := ix.newSlot()
-		e := &entry{
-			id:      d.ID,
-			project: d.Project,
-			typ:     d.Type,
-			files:   d.Files,
-			title:   d.Title,
-			text:    d.Text,
-		}
+		p := ix.projectNumber(d.Project)
+		e := entry{id: d.ID, stamp: d.Stamp, project: p, typ: ix.typeNumber(d.Type), live: true}
 		if len(d.Files) > 0 {
-			e.filesLower = strings.ToLower(strings.Join(d.Files, "\n"))
+			e.files = strings.ToLower(strings.Join(d.Files, "\n"))
 		}
 		if !d.Time.IsZero() {
 			e.time = d.Time.UnixNano()
 		}
 		ix.slots[slot] = e
 		ix.byID[d.ID] = slot
-		ix.kw.add(slot, terms[i], global[owner[i]])
-		if ev := terms[i].evidence; len(ev) > 0 {
-			e.evidence = make([]uint32, len(ev))
-			for j, local := range ev {
-				e.evidence[j] = global[owner[i]][local]
-			}
-			slices.Sort(e.evidence)
-		}
+		ix.kw.add(slot, terms[i])
 		if d.Vector == nil {
 			continue
 		}
-		// chromem-go would normalize a copy; the prefilter needs the same
-		// unit vector.
-		v := unitVector(d.Vector)
-		col, err := ix.collection(d.Project)
-		if err == nil {
-			err = col.AddDocument(ctx, chromem.Document{ID: docKey(d.ID), Embedding: v})
-		}
-		if err != nil {
+		if err := ix.setVector(ctx, slot, p, d.Vector, ix.vecCount[p]+willHave[p] <= smallProject); err != nil {
 			errs = append(errs, fmt.Errorf("doc %d: %w", d.ID, err))
-			continue
 		}
-		e.vector = v
-		signCode(v, ix.codes[int(slot)*ix.words:int(slot+1)*ix.words])
-		ix.nvec++
+		willHave[p]--
 	}
 	ix.maybeCompact()
 	if len(errs) > 0 {
 		return fmt.Errorf("index add: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// setVector keeps v as slot's vector, and in its project's collection when
+// the project stays small. Callers hold the write lock.
+func (ix *Index) setVector(ctx context.Context, slot, p uint32, v []float32, small bool) error {
+	q := ix.quant[int(slot)*ix.dim : int(slot+1)*ix.dim]
+	inv := quantize(v, q)
+	if inv == 0 {
+		return nil
+	}
+	ix.inv[slot] = inv
+	signCodeQ(q, ix.codes[int(slot)*ix.words:int(slot+1)*ix.words])
+	ix.nvec++
+	ix.vecCount[p]++
+	switch n := ix.vecCount[p]; {
+	case n == smallProject+1:
+		ix.big++
+		if ix.cols[p] != nil {
+			// Freed: the project's searches use the quantized vectors now.
+			if err := ix.db.DeleteCollection(collectionName(ix.projects[p])); err != nil {
+				return err
+			}
+			delete(ix.cols, p)
+		}
+	case n <= smallProject && small:
+		col, err := ix.collection(p)
+		if err != nil {
+			return err
+		}
+		// The collection holds the vector the index ranks by elsewhere: the
+		// quantized one, as a unit vector.
+		return col.AddDocument(ctx, chromem.Document{ID: docKey(ix.slots[slot].id), Embedding: dequantizeUnit(q, inv)})
+	}
+	return nil
+}
+
+// projectNumber numbers a project name. Callers hold the write lock.
+func (ix *Index) projectNumber(name string) uint32 {
+	if p, ok := ix.projectOf[name]; ok {
+		return p
+	}
+	p := uint32(len(ix.projects))
+	ix.projects = append(ix.projects, name)
+	ix.projectOf[name] = p
+	ix.vecCount = append(ix.vecCount, 0)
+	return p
+}
+
+// typeNumber numbers a type name. Callers hold the write lock.
+func (ix *Index) typeNumber(name string) uint32 {
+	if t, ok := ix.typeOf[name]; ok {
+		return t
+	}
+	t := uint32(len(ix.types))
+	ix.types = append(ix.types, name)
+	ix.typeOf[name] = t
+	return t
 }
 
 // embedMissing embeds, on all CPUs, the docs without a usable vector.
@@ -398,27 +458,23 @@ func (ix *Index) Remove(ids ...uint64) {
 
 // removeSlot drops the document in slot. Callers hold the write lock.
 func (ix *Index) removeSlot(slot uint32) {
-	e := ix.slots[slot]
-	if e.vector != nil {
+	e := &ix.slots[slot]
+	if ix.inv[slot] != 0 {
 		ix.nvec--
+		if ix.vecCount[e.project]--; ix.vecCount[e.project] == smallProject {
+			ix.big--
+		}
 		if col := ix.cols[e.project]; col != nil {
 			// An id-only delete of an in-memory collection cannot fail.
 			_ = col.Delete(context.Background(), nil, nil, docKey(e.id))
 		}
+		ix.inv[slot] = 0
 	}
-	var tok tokenizer
-	var terms []string
-	collect := func(term []byte, _, _ int) { terms = append(terms, string(term)) }
-	tok.each(e.title, collect)
-	tok.each(e.text, collect)
-	for _, f := range e.files {
-		tok.each(f, collect)
-	}
-	ix.kw.remove(slot, terms, e.evidence)
-	ix.slots[slot] = nil
+	ix.kw.remove(slot)
+	delete(ix.byID, e.id)
+	*e = entry{}
 	ix.gone[slot] = true
 	ix.dead = append(ix.dead, slot)
-	delete(ix.byID, e.id)
 }
 
 // newSlot returns a free slot. Callers hold the write lock.
@@ -428,9 +484,11 @@ func (ix *Index) newSlot() uint32 {
 		ix.free = ix.free[:n-1]
 		return slot
 	}
-	ix.slots = append(ix.slots, nil)
+	ix.slots = append(ix.slots, entry{})
 	ix.gone = append(ix.gone, false)
 	ix.codes = append(ix.codes, make([]uint64, ix.words)...)
+	ix.quant = append(ix.quant, make([]int8, ix.dim)...)
+	ix.inv = append(ix.inv, 0)
 	return uint32(len(ix.slots) - 1)
 }
 
@@ -438,6 +496,15 @@ func (ix *Index) newSlot() uint32 {
 // and frees their slots. Callers hold the write lock.
 func (ix *Index) maybeCompact() {
 	if len(ix.dead) < 64 || len(ix.dead) < len(ix.byID)/8 {
+		return
+	}
+	ix.compact()
+}
+
+// compact purges dead postings and frees their slots. Callers hold the
+// write lock.
+func (ix *Index) compact() {
+	if len(ix.dead) == 0 {
 		return
 	}
 	ix.kw.compact(func(slot uint32) bool { return ix.gone[slot] })
@@ -450,23 +517,26 @@ func (ix *Index) maybeCompact() {
 
 // collection returns the project's collection, creating it. Callers hold the
 // write lock.
-func (ix *Index) collection(project string) (*chromem.Collection, error) {
-	if col := ix.cols[project]; col != nil {
+func (ix *Index) collection(p uint32) (*chromem.Collection, error) {
+	if col := ix.cols[p]; col != nil {
 		return col, nil
 	}
-	col, err := ix.db.CreateCollection("project:"+project, map[string]string{"embedder": ix.emb.ID()}, ix.embedFunc)
+	col, err := ix.db.CreateCollection(collectionName(ix.projects[p]), map[string]string{"embedder": ix.emb.ID()}, ix.embedFunc)
 	if err != nil {
 		return nil, err
 	}
-	ix.cols[project] = col
+	ix.cols[p] = col
 	return col, nil
 }
+
+func collectionName(project string) string { return "project:" + project }
 
 func docKey(id uint64) string { return strconv.FormatUint(id, 10) }
 
 // Search returns the best hits for q, best first. Filters apply before the
 // rankings are cut, so a filtered search finds as many hits as an unfiltered
-// one when there are enough matching documents.
+// one when there are enough matching documents. Hits carry no snippet: the
+// caller has the text (see Snippet).
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	limit := q.Limit
 	switch {
@@ -496,7 +566,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		case len(v) != ix.emb.Dim():
 			return nil, fmt.Errorf("search: embedder %s gave %d dimensions for the query, want %d", ix.emb.ID(), len(v), ix.emb.Dim())
 		default:
-			qv = v
+			qv = unitVector(v)
 		}
 	}
 	var tok tokenizer
@@ -504,22 +574,26 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	f := newFilter(q)
+	f := ix.newFilter(q)
 	if strings.TrimSpace(q.Text) == "" {
 		return ix.list(f, limit), nil
 	}
 
+	s := ix.getScratch()
+	defer ix.putScratch(s)
+	known := ix.kw.lookup(qterms)
 	var kw, vec []ranked
 	if q.Mode != Vector {
-		kw = ix.keywordRanking(qterms, f, depth)
+		kw = ix.keywordRanking(known, f, depth, s)
 	}
 	if q.Mode != Keyword && qv != nil {
 		var err error
-		if vec, err = ix.vectorRanking(ctx, qv, q.Project, f, depth); err != nil {
+		if vec, err = ix.vectorRanking(ctx, qv, f, depth); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
 		}
 	}
 
+	cov := ix.coverageOf(qterms, known, s)
 	var hits []Hit
 	switch q.Mode {
 	case Keyword:
@@ -527,20 +601,52 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	case Vector:
 		hits = ix.single(vec, len(vec), func(h *Hit, rank int) { h.VectorRank = rank })
 	default:
-		cov := 0.0
+		c := 0.0
 		if len(kw) > 0 {
-			cov = ix.coverage(qterms, ix.slots[kw[0].slot])
+			c = cov(kw[0].slot)
 		}
 		w := ix.fusion
-		hits = ix.fuse(kw, vec, w.keywordMin+(w.keywordMax-w.keywordMin)*cov*cov, w.vector, len(kw)+len(vec))
+		hits = ix.fuse(kw, vec, w.keywordMin+(w.keywordMax-w.keywordMin)*c*c, w.vector, len(kw)+len(vec))
 	}
-	hits = ix.aboveFloor(hits, q.Mode, qterms, qv, limit)
-	weights := ix.kw.lookup(qterms)
-	for i := range hits {
-		e := ix.slots[ix.byID[hits[i].ID]]
-		hits[i].Snippet = snippet(e.text, e.title, qterms, ix.kw.terms, weights)
+	return ix.aboveFloor(hits, q.Mode, cov, qv, limit), nil
+}
+
+// Snippet returns a short window of a document's text around the terms of
+// query that weigh most in the index, or its beginning (of title when text
+// is empty) when none matches.
+func (ix *Index) Snippet(query, title, text string) string {
+	var tok tokenizer
+	qterms := tok.terms(query)
+	ix.mu.RLock()
+	known := ix.kw.lookup(qterms)
+	ix.mu.RUnlock()
+	idf := make(map[uint64]float64, len(known))
+	for _, t := range known {
+		idf[ix.kw.dict.hashes[t.id]] = t.idf
 	}
-	return hits, nil
+	return snippet(text, title, qterms, func(term string) float64 {
+		if w, ok := idf[termHashString(term)]; ok {
+			return w
+		}
+		return 1
+	})
+}
+
+func (ix *Index) getScratch() *scratch {
+	s, _ := ix.scratch.Get().(*scratch)
+	if s == nil {
+		s = new(scratch)
+	}
+	if len(s.scores) < len(ix.slots) {
+		n := len(ix.slots) + len(ix.slots)/4
+		s.scores, s.masks = make([]float32, n), make([]uint64, n)
+	}
+	return s
+}
+
+func (ix *Index) putScratch(s *scratch) {
+	s.reset()
+	ix.scratch.Put(s)
 }
 
 // ranked is a document in a ranking.
@@ -555,7 +661,7 @@ func (ix *Index) better(a, b ranked) int {
 	if c := cmp.Compare(b.score, a.score); c != 0 {
 		return c
 	}
-	ea, eb := ix.slots[a.slot], ix.slots[b.slot]
+	ea, eb := &ix.slots[a.slot], &ix.slots[b.slot]
 	if c := cmp.Compare(eb.time, ea.time); c != 0 {
 		return c
 	}
@@ -612,78 +718,65 @@ func (ix *Index) selectTop(rs []ranked, n int) []ranked {
 	return h
 }
 
-// keywordRanking returns the depth best documents by BM25 among those f keeps.
-func (ix *Index) keywordRanking(terms []string, f *filter, depth int) []ranked {
-	q := ix.kw.lookup(terms)
+// keywordRanking returns the depth best documents by BM25 among those f
+// keeps; s keeps every document's score and matched terms.
+func (ix *Index) keywordRanking(q []queryTerm, f *filter, depth int, s *scratch) []ranked {
 	if len(q) == 0 {
 		return nil
 	}
-	scores := ix.scores()
-	defer ix.scratch.Put(scores)
-	touched := ix.kw.score(q, *scores, nil, func(slot uint32) bool { return ix.slots[slot] != nil })
-	rs := make([]ranked, 0, len(touched))
-	for _, slot := range touched {
-		if f.keep(ix.slots[slot]) {
-			rs = append(rs, ranked{slot, (*scores)[slot]})
+	ix.kw.score(q, s, func(slot uint32) bool { return ix.slots[slot].live })
+	rs := make([]ranked, 0, len(s.touched))
+	for _, slot := range s.touched {
+		if f.keep(&ix.slots[slot]) {
+			rs = append(rs, ranked{slot, s.scores[slot]})
 		}
-		(*scores)[slot] = 0
 	}
 	return ix.top(rs, depth)
 }
 
-// scores returns a zeroed per-slot score buffer from the pool.
-func (ix *Index) scores() *[]float32 {
-	p, _ := ix.scratch.Get().(*[]float32)
-	if p == nil {
-		p = new([]float32)
-	}
-	if len(*p) < len(ix.slots) {
-		*p = make([]float32, len(ix.slots)+len(ix.slots)/4)
-	}
-	return p
-}
-
-// vectorRanking returns the depth documents most similar to qv among those f
-// keeps, from the project's collection or from all of them.
-func (ix *Index) vectorRanking(ctx context.Context, qv []float32, project string, f *filter, depth int) ([]ranked, error) {
+// vectorRanking returns the depth documents most similar to the unit
+// vector qv among those f keeps: from chromem-go when the scope is all in
+// collections, else from the quantized vectors.
+func (ix *Index) vectorRanking(ctx context.Context, qv []float32, f *filter, depth int) ([]ranked, error) {
+	var cols map[uint32]*chromem.Collection
 	scope := ix.nvec
-	if project != "" {
-		scope = 0
-		if col := ix.cols[project]; col != nil {
-			scope = col.Count()
+	switch {
+	case f.project == noProject:
+		return nil, nil
+	case f.project >= 0:
+		p := uint32(f.project)
+		scope = ix.vecCount[p]
+		if col := ix.cols[p]; col != nil {
+			cols = map[uint32]*chromem.Collection{p: col}
 		}
+	case ix.big == 0 && ix.nvec < ix.prefilterMin:
+		cols = ix.cols
 	}
-	if scope >= ix.prefilterMin {
-		return ix.prefilterRanking(unitVector(qv), f, depth), nil
-	}
-	cols := ix.cols
-	if project != "" {
-		cols = map[string]*chromem.Collection{project: ix.cols[project]}
+	if cols == nil {
+		return ix.quantRanking(qv, f, depth, scope >= ix.prefilterMin), nil
 	}
 	// For the filters chromem-go cannot express, count what they keep in
 	// each collection, and fetch enough to still have depth hits after
 	// filtering.
-	var kept map[string]int
+	var kept map[uint32]int
 	if f.residual {
-		kept = make(map[string]int)
-		for _, e := range ix.slots {
-			if e != nil && e.vector != nil && cols[e.project] != nil && f.keep(e) {
+		kept = make(map[uint32]int)
+		for slot := range ix.slots {
+			e := &ix.slots[slot]
+			if ix.inv[slot] != 0 && cols[e.project] != nil && f.keep(e) {
 				kept[e.project]++
 			}
 		}
 	}
 	var rs []ranked
-	for project, col := range cols {
-		if col == nil {
-			continue
-		}
+	for p, col := range cols {
 		count := col.Count()
 		if count == 0 {
 			continue // chromem-go errors on an empty collection
 		}
 		allowed := count
 		if f.residual {
-			if allowed = kept[project]; allowed == 0 {
+			if allowed = kept[p]; allowed == 0 {
 				continue
 			}
 		}
@@ -707,7 +800,7 @@ func (ix *Index) vectorRanking(ctx context.Context, qv []float32, project string
 					continue
 				}
 				slot, ok := ix.byID[id]
-				if !ok || !f.keep(ix.slots[slot]) {
+				if !ok || !f.keep(&ix.slots[slot]) {
 					continue
 				}
 				rs = append(rs, ranked{slot, r.Similarity})
@@ -734,38 +827,43 @@ func (ix *Index) single(rs []ranked, limit int, setRank func(*Hit, int)) []Hit {
 	return hits
 }
 
-// coverage returns the share of the query terms, weighted by IDF, that the
-// document holds. Terms the index has never seen weigh as much as the rarest.
-func (ix *Index) coverage(qterms []string, e *entry) float64 {
-	has := make(map[string]bool)
-	var tok tokenizer
-	mark := func(term []byte, _, _ int) { has[string(term)] = true }
-	tok.each(e.title, mark)
-	tok.each(e.text, mark)
-	for _, f := range e.files {
-		tok.each(f, mark)
-	}
+// coverageOf returns the function that gives the share of the query terms,
+// weighted by IDF, that the document in a slot holds, from the terms the
+// keyword ranking matched (s). Terms the index does not know weigh as much
+// as the rarest.
+func (ix *Index) coverageOf(qterms []string, known []queryTerm, s *scratch) func(slot uint32) float64 {
 	rarest := math.Log(1 + (float64(ix.kw.live)+0.5)/0.5)
-	var found, all float64
-	seen := make(map[string]bool, len(qterms))
+	idf := make(map[uint64]float64, len(known))
+	for _, t := range known {
+		idf[ix.kw.dict.hashes[t.id]] = t.idf
+	}
+	all := 0.0
+	seen := make(map[uint64]bool, len(qterms))
 	for _, t := range qterms {
-		if seen[t] {
+		h := termHashString(t)
+		if seen[h] {
 			continue
 		}
-		seen[t] = true
-		w := rarest
-		if id, ok := ix.kw.terms[t]; ok && ix.kw.df[id] > 0 {
-			w = ix.kw.idf(id)
-		}
-		all += w
-		if has[t] || e.hasEvidence(ix.kw.terms, t) {
-			found += w
+		seen[h] = true
+		if w, ok := idf[h]; ok {
+			all += w
+		} else {
+			all += rarest
 		}
 	}
-	if all == 0 {
-		return 0
+	return func(slot uint32) float64 {
+		if all == 0 || int(slot) >= len(s.masks) {
+			return 0
+		}
+		m := s.masks[slot]
+		found := 0.0
+		for _, t := range known {
+			if t.bit < queryBits && m&(1<<t.bit) != 0 {
+				found += t.idf
+			}
+		}
+		return found / all
 	}
-	return found / all
 }
 
 // The relevance floor of keyword and hybrid search: a hit is kept when it
@@ -803,25 +901,21 @@ const (
 )
 
 // aboveFloor keeps the first limit hits that clear the relevance floor.
-func (ix *Index) aboveFloor(hits []Hit, mode Mode, qterms []string, qv []float32, limit int) []Hit {
+func (ix *Index) aboveFloor(hits []Hit, mode Mode, coverage func(slot uint32) float64, qv []float32, limit int) []Hit {
 	if mode == Vector {
 		return hits[:min(len(hits), limit)]
 	}
 	lexical := ix.lexical()
-	var unitQ []float32
-	if qv != nil && lexical {
-		unitQ = unitVector(qv)
-	}
 	kept := hits[:0]
 	for _, h := range hits {
 		if len(kept) == limit {
 			break
 		}
-		e := ix.slots[ix.byID[h.ID]]
+		slot := ix.byID[h.ID]
 		switch {
-		case ix.coverage(qterms, e) >= floorCoverage:
+		case coverage(slot) >= floorCoverage:
 		case !lexical && h.VectorRank > 0 && h.VectorRank <= floorSemanticRescue:
-		case unitQ != nil && e.vector != nil && float64(dotUnrolled(unitQ, e.vector)) >= floorLexicalSimilarity:
+		case lexical && qv != nil && ix.inv[slot] != 0 && float64(ix.similarity(qv, slot)) >= floorLexicalSimilarity:
 		default:
 			continue
 		}
@@ -830,22 +924,15 @@ func (ix *Index) aboveFloor(hits []Hit, mode Mode, qterms []string, qv []float32
 	return kept
 }
 
+// similarity is the cosine similarity of the unit vector qv with the
+// vector in slot.
+func (ix *Index) similarity(qv []float32, slot uint32) float32 {
+	return dotQ(qv, ix.quant[int(slot)*ix.dim:int(slot+1)*ix.dim]) * ix.inv[slot]
+}
+
 func (ix *Index) lexical() bool {
 	_, ok := ix.emb.(lexicalEmbedder)
 	return ok
-}
-
-// hasEvidence reports whether the document's evidence holds the term.
-func (e *entry) hasEvidence(terms map[string]uint32, t string) bool {
-	if len(e.evidence) == 0 {
-		return false
-	}
-	id, ok := terms[t]
-	if !ok {
-		return false
-	}
-	_, found := slices.BinarySearch(e.evidence, id)
-	return found
 }
 
 // fuse merges the keyword and vector rankings by weighted reciprocal rank
@@ -898,28 +985,31 @@ func (ix *Index) fuse(kw, vec []ranked, kwWeight, vecWeight float64, limit int) 
 	return hits
 }
 
-// list returns the documents f keeps, newest first, with their beginnings as
-// snippets.
+// list returns the documents f keeps, newest first.
 func (ix *Index) list(f *filter, limit int) []Hit {
 	var rs []ranked
-	for slot, e := range ix.slots {
-		if e != nil && f.keep(e) {
+	for slot := range ix.slots {
+		if f.keep(&ix.slots[slot]) {
 			rs = append(rs, ranked{slot: uint32(slot)})
 		}
 	}
 	rs = ix.top(rs, limit)
 	hits := make([]Hit, 0, len(rs))
 	for _, r := range rs {
-		e := ix.slots[r.slot]
-		hits = append(hits, Hit{ID: e.id, Snippet: snippet(e.text, e.title, nil, nil, nil)})
+		hits = append(hits, Hit{ID: ix.slots[r.slot].id})
 	}
 	return hits
 }
 
+// noProject is a filter's project when the query names one the index has
+// never seen: nothing matches.
+const noProject = -2
+
 // filter holds a query's filters in the form checked per document.
 type filter struct {
-	project      string
-	types        []string
+	project      int // -1 for any, noProject for none
+	types        []uint32
+	noType       bool     // the query asks only for types the index has never seen
 	files        []string // lowercased fragments
 	since, until int64
 	hasSince     bool
@@ -929,8 +1019,21 @@ type filter struct {
 	residual bool
 }
 
-func newFilter(q Query) *filter {
-	f := &filter{project: q.Project, types: q.Types}
+// newFilter resolves q's filters against the index. Callers hold a lock.
+func (ix *Index) newFilter(q Query) *filter {
+	f := &filter{project: -1}
+	if q.Project != "" {
+		f.project = noProject
+		if p, ok := ix.projectOf[q.Project]; ok {
+			f.project = int(p)
+		}
+	}
+	for _, t := range q.Types {
+		if n, ok := ix.typeOf[t]; ok {
+			f.types = append(f.types, n)
+		}
+	}
+	f.noType = len(q.Types) > 0 && len(f.types) == 0
 	for _, frag := range q.Files {
 		if frag = strings.ToLower(strings.TrimSpace(frag)); frag != "" {
 			f.files = append(f.files, frag)
@@ -942,16 +1045,16 @@ func newFilter(q Query) *filter {
 	if !q.Until.IsZero() {
 		f.until, f.hasUntil = q.Until.UnixNano(), true
 	}
-	f.residual = len(f.types) > 0 || len(f.files) > 0 || f.hasSince || f.hasUntil
+	f.residual = len(f.types) > 0 || f.noType || len(f.files) > 0 || f.hasSince || f.hasUntil
 	return f
 }
 
 // keep reports whether e passes the filters.
 func (f *filter) keep(e *entry) bool {
-	if e == nil {
+	if !e.live || f.noType || f.project == noProject {
 		return false
 	}
-	if f.project != "" && e.project != f.project {
+	if f.project >= 0 && e.project != uint32(f.project) {
 		return false
 	}
 	if len(f.types) > 0 && !slices.Contains(f.types, e.typ) {
@@ -966,7 +1069,7 @@ func (f *filter) keep(e *entry) bool {
 	if len(f.files) > 0 {
 		found := false
 		for _, frag := range f.files {
-			if strings.Contains(e.filesLower, frag) {
+			if strings.Contains(e.files, frag) {
 				found = true
 				break
 			}

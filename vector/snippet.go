@@ -15,9 +15,8 @@ const (
 
 // snippet returns a short window of text around the query terms that weigh
 // most, or the beginning of text (of title when text is empty) when no term
-// matches. ids and weights give the terms' IDF; a term the index does not
-// know weighs 1.
-func snippet(text, title string, qterms []string, ids map[string]uint32, weights []queryTerm) string {
+// matches. weight gives a term's IDF.
+func snippet(text, title string, qterms []string, weight func(term string) float64) string {
 	if strings.TrimSpace(text) == "" {
 		text = title
 	}
@@ -31,16 +30,8 @@ func snippet(text, title string, qterms []string, ids map[string]uint32, weights
 		if _, ok := want[t]; ok {
 			continue
 		}
-		w := 1.0
-		if id, ok := ids[t]; ok {
-			for _, qt := range weights {
-				if qt.id == id {
-					w = qt.idf
-				}
-			}
-		}
 		want[t] = len(termWeight)
-		termWeight = append(termWeight, w)
+		termWeight = append(termWeight, weight(t))
 	}
 	var matches []match
 	if len(want) > 0 {

@@ -45,7 +45,7 @@ import (
 
 // genVersion names the generator; a change of the generator changes it,
 // and with it the names of the cached files.
-const genVersion = "v2"
+const genVersion = "v3"
 
 // topics is the number of distinct subjects.
 const topics = 10_000
@@ -373,7 +373,69 @@ func genObservation(t *topic, k int, j int, request string) memory.Observation {
 			o.Facts = append(o.Facts, fmt.Sprintf("Measured %d ms before and %d ms after on %d %ss.", n1, n1/3+1, n2*100, t.noun))
 		}
 	}
+	o.Evidence = genEvidence(t, r, errMsg, n1, n2)
 	return o
+}
+
+// genEvidence is the excerpt of the raw event that the local agent keeps
+// with an observation (memory/local/evidence.go): the command or pattern,
+// the identifiers an edit added and removed and its changed lines, the
+// error and test lines of output, then identifiers of the event. Its size
+// varies as the replay sets' does (about 0.3 to 2 KB, median about 0.7), and
+// it holds what makes real evidence a large vocabulary: line numbers,
+// durations, hashes and addresses that differ in every event.
+func genEvidence(t *topic, r *rand.Rand, errMsg string, n1, n2 int) string {
+	var b strings.Builder
+	line := func(format string, args ...any) {
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+	}
+	hex := func() string { return fmt.Sprintf("%08x", r.Uint32()) }
+	cmd := t.project.test(t.module)
+	switch t.kind {
+	case kindRead:
+		line("%s", t.file)
+	case kindGrep:
+		line("pattern: %s", t.grepPattern)
+	case kindTestFail, kindTestPass:
+		line("$ %s", cmd)
+	default:
+		line("added: %s %s%s", t.symbol, t.noun2, pascal(pick(r, verbs)))
+		line("removed: %s%s", pick(r, verbs), pascal(t.noun))
+	}
+	for range 2 + r.IntN(12) {
+		switch r.IntN(6) {
+		case 0:
+			line("+ \t%s := %s(ctx, %s, %d)", t.noun2, t.symbol, t.noun, n2+r.IntN(50))
+		case 1:
+			line("- \tif %s == nil { return %s }", t.noun, pick(r, []string{"nil", "err", "0", "false"}))
+		case 2:
+			line("%s:%d: %s", t.file, 1+r.IntN(900), errMsg)
+		case 3:
+			line("--- FAIL: Test%s%s (%d.%02ds)", pascal(t.noun), pick(r, []string{"", "Rounding", "Retry", "Empty", "Concurrent"}), r.IntN(9), r.IntN(100))
+		case 4:
+			line("ok  \t%s/%s\t%d.%03ds", t.project.name, t.module, r.IntN(4), r.IntN(1000))
+		default:
+			line("%s:%d %s request_id=%s took=%dms", t.file2, 1+r.IntN(400), pick(r, []string{"WARN", "ERROR", "INFO"}), hex(), n1+r.IntN(900))
+		}
+	}
+	var idents []string
+	for range 4 + r.IntN(24) {
+		switch r.IntN(5) {
+		case 0:
+			idents = append(idents, pick(r, verbs)+pascal(pick(r, nouns))+pick(r, qualifiers))
+		case 1:
+			idents = append(idents, t.project.file(r, pick(r, t.project.modules), pick(r, nouns)))
+		case 2:
+			idents = append(idents, "0x"+hex())
+		case 3:
+			idents = append(idents, snake(pick(r, nouns))+"_"+snake(pick(r, nouns)))
+		default:
+			idents = append(idents, fmt.Sprintf("%s%d", pick(r, nouns), r.IntN(1000)))
+		}
+	}
+	b.WriteString(strings.Join(idents, " "))
+	return b.String()
 }
 
 // genRequest is the prompt of a turn about topic t.

@@ -225,8 +225,9 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 			}
 			hit := hitOf(o)
 			hit.Score = h.Score
-			if h.Snippet != "" && p.Query != "" {
-				hit.Snippet = h.Snippet
+			if p.Query != "" {
+				d := DocOf(o)
+				hit.Snippet = m.index.Snippet(p.Query, d.Title, d.Text)
 			}
 			res.Hits = append(res.Hits, hit)
 		}

@@ -1,0 +1,497 @@
+package vector
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
+	"math"
+
+	chromem "github.com/philippgille/chromem-go"
+)
+
+// A snapshot is the index written out whole, so that a daemon starting on
+// a large memory is ready to search in a fraction of the time it takes to
+// analyse every document again. It holds no text: per document its id, the
+// caller's stamp, time, project, type, lowercased file paths and quantized
+// vector; per term its hash and postings. Only live documents are written,
+// so a forgotten document's paths and terms leave the file with the next
+// snapshot. The last four bytes are a CRC-32 of the rest: a snapshot that
+// does not check out is refused whole.
+//
+// Layout, little-endian: the magic, the format version, the embedder's id
+// and dimensions, the project and type names, then column by column the
+// documents (ids, stamps, times, projects, types, lengths, inverse norms,
+// path lengths and bytes, vectors), the terms (hashes, refs) and the
+// posting lists (counts, last slots, byte lengths, bytes).
+
+const (
+	snapshotMagic   = "mnemo index snapshot\n"
+	snapshotVersion = 1
+	// maxSnapshotCount bounds any count read from a snapshot, so that a
+	// damaged one fails with an error instead of a huge allocation.
+	maxSnapshotCount = 1 << 30
+)
+
+// ErrSnapshot means a snapshot cannot be used: damaged, of another format
+// version, or of another embedder.
+var ErrSnapshot = errors.New("unusable index snapshot")
+
+// WriteSnapshot writes the index's live documents to w.
+func (ix *Index) WriteSnapshot(w io.Writer) error {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+
+	// Live slots, renumbered in order: a posting list stays in slot order
+	// wherever it was.
+	renum := make([]uint32, len(ix.slots))
+	var live []uint32
+	for slot := range ix.slots {
+		if ix.slots[slot].live {
+			renum[slot] = uint32(len(live))
+			live = append(live, uint32(slot))
+		}
+	}
+	var (
+		hashes []uint64
+		refs   []uint64
+		lists  []postingList
+	)
+	for id, h := range ix.kw.dict.hashes {
+		var l postingList
+		first, firstTF := uint32(0), uint16(0)
+		ix.kw.each(uint32(id), func(slot uint32, tf2 uint16) {
+			if !ix.slots[slot].live {
+				return
+			}
+			s := renum[slot]
+			if l.n == 0 {
+				first, firstTF = s, tf2
+			}
+			l.data = appendPosting(l.data, l.last, s, tf2)
+			l.last = s
+			l.n++
+		})
+		switch l.n {
+		case 0:
+			continue
+		case 1:
+			refs = append(refs, singleRef(first, firstTF))
+		default:
+			refs = append(refs, listBit|uint64(len(lists)))
+			lists = append(lists, l)
+		}
+		hashes = append(hashes, h)
+	}
+
+	sw := newSnapshotWriter(w)
+	sw.bytes([]byte(snapshotMagic))
+	sw.u32(snapshotVersion)
+	sw.str(ix.emb.ID())
+	sw.u32(uint32(ix.dim))
+	sw.strs(ix.projects)
+	sw.strs(ix.types)
+
+	n := len(live)
+	ids, stamps, times := make([]uint64, n), make([]uint64, n), make([]int64, n)
+	projs, typs, fileLens := make([]uint32, n), make([]uint32, n), make([]uint32, n)
+	docLen, inv := make([]float32, n), make([]float32, n)
+	quant := make([]int8, 0, n*ix.dim)
+	for i, slot := range live {
+		e := &ix.slots[slot]
+		ids[i], stamps[i], times[i] = e.id, e.stamp, e.time
+		projs[i], typs[i], fileLens[i] = e.project, e.typ, uint32(len(e.files))
+		docLen[i], inv[i] = ix.kw.docLen[slot], ix.inv[slot]
+		quant = append(quant, ix.quant[int(slot)*ix.dim:int(slot+1)*ix.dim]...)
+	}
+	sw.u32(uint32(n))
+	for _, col := range []any{ids, stamps, times, projs, typs, docLen, inv, fileLens} {
+		sw.put(col)
+	}
+	for _, slot := range live {
+		sw.bytes([]byte(ix.slots[slot].files))
+	}
+	sw.put(quant)
+
+	sw.u32(uint32(len(hashes)))
+	sw.put(hashes)
+	sw.put(refs)
+	sw.u32(uint32(len(lists)))
+	counts, lasts, lens := make([]int32, len(lists)), make([]uint32, len(lists)), make([]uint32, len(lists))
+	for i, l := range lists {
+		counts[i], lasts[i], lens[i] = l.n, l.last, uint32(len(l.data))
+	}
+	sw.put(counts)
+	sw.put(lasts)
+	sw.put(lens)
+	for _, l := range lists {
+		sw.bytes(l.data)
+	}
+	return sw.finish()
+}
+
+// LoadSnapshot fills an empty index from a snapshot that WriteSnapshot
+// wrote with the same embedder. current tells, by id and stamp, which of
+// its documents are still what the caller has; the others are left out.
+// It returns the number of documents loaded. On an error the index is
+// left empty; a snapshot that is damaged, of another format or of another
+// embedder gives an error wrapping ErrSnapshot.
+func (ix *Index) LoadSnapshot(r io.Reader, current func(id, stamp uint64) bool) (int, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if len(ix.slots) != 0 {
+		return 0, errors.New("load snapshot: the index is not empty")
+	}
+	n, err := ix.readSnapshot(r)
+	if err != nil {
+		return 0, fmt.Errorf("load snapshot: %w", err)
+	}
+	for slot := range n {
+		e := &ix.slots[slot]
+		if !current(e.id, e.stamp) {
+			ix.removeSlot(uint32(slot))
+		}
+	}
+	ix.compact()
+	// The small projects' collections.
+	for slot := range ix.slots {
+		e := &ix.slots[slot]
+		if !e.live || ix.inv[slot] == 0 || ix.vecCount[e.project] > smallProject {
+			continue
+		}
+		col, err := ix.collection(e.project)
+		if err == nil {
+			q := ix.quant[slot*ix.dim : (slot+1)*ix.dim]
+			err = col.AddDocument(context.Background(), chromem.Document{ID: docKey(e.id), Embedding: dequantizeUnit(q, ix.inv[slot])})
+		}
+		if err != nil {
+			ix.clear()
+			return 0, fmt.Errorf("load snapshot: %w", err)
+		}
+	}
+	return len(ix.byID), nil
+}
+
+// clear empties the index. Callers hold the write lock.
+func (ix *Index) clear() {
+	for p := range ix.cols {
+		_ = ix.db.DeleteCollection(collectionName(ix.projects[p]))
+	}
+	clear(ix.cols)
+	clear(ix.byID)
+	clear(ix.projectOf)
+	clear(ix.typeOf)
+	ix.slots, ix.dead, ix.gone, ix.free = nil, nil, nil, nil
+	ix.kw = keywordIndex{}
+	ix.quant, ix.inv, ix.codes = nil, nil, nil
+	ix.nvec, ix.big = 0, 0
+	ix.projects, ix.vecCount, ix.types = nil, nil, nil
+}
+
+// readSnapshot reads a snapshot into the empty index, checking it whole.
+// Callers hold the write lock.
+func (ix *Index) readSnapshot(r io.Reader) (int, error) {
+	sr := newSnapshotReader(r)
+	magic := make([]byte, len(snapshotMagic))
+	sr.fill(magic)
+	if sr.err == nil && string(magic) != snapshotMagic {
+		return 0, fmt.Errorf("%w: not a snapshot", ErrSnapshot)
+	}
+	if v := sr.u32(); sr.err == nil && v != snapshotVersion {
+		return 0, fmt.Errorf("%w: format version %d, want %d", ErrSnapshot, v, snapshotVersion)
+	}
+	if id := sr.str(); sr.err == nil && id != ix.emb.ID() {
+		return 0, fmt.Errorf("%w: embedder %s, want %s", ErrSnapshot, id, ix.emb.ID())
+	}
+	if dim := sr.u32(); sr.err == nil && int(dim) != ix.dim {
+		return 0, fmt.Errorf("%w: %d dimensions, want %d", ErrSnapshot, dim, ix.dim)
+	}
+	projects := sr.strs()
+	types := sr.strs()
+	n := sr.count()
+	ids := make([]uint64, n)
+	stamps := make([]uint64, n)
+	times := make([]int64, n)
+	projs := make([]uint32, n)
+	typs := make([]uint32, n)
+	docLen := make([]float32, n)
+	inv := make([]float32, n)
+	fileLens := make([]uint32, n)
+	for _, col := range []any{ids, stamps, times, projs, typs, docLen, inv, fileLens} {
+		sr.get(col)
+	}
+	files := make([]string, n)
+	for i, l := range fileLens {
+		if sr.err != nil || l > maxSnapshotCount {
+			sr.fail("a path list's length")
+			break
+		}
+		b := make([]byte, l)
+		sr.fill(b)
+		files[i] = string(b)
+	}
+	quant := make([]int8, n*ix.dim)
+	sr.get(quant)
+
+	m := sr.count()
+	hashes := make([]uint64, m)
+	refs := make([]uint64, m)
+	sr.get(hashes)
+	sr.get(refs)
+	nl := sr.count()
+	lists := make([]postingList, nl)
+	counts := make([]int32, nl)
+	lasts := make([]uint32, nl)
+	lens := make([]uint32, nl)
+	sr.get(counts)
+	sr.get(lasts)
+	sr.get(lens)
+	total := 0
+	for _, l := range lens {
+		total += int(l)
+	}
+	if total > maxSnapshotCount {
+		sr.fail("the posting lists' length")
+	}
+	var arena []byte
+	if sr.err == nil {
+		arena = make([]byte, total)
+		sr.fill(arena)
+	}
+	sr.check()
+	if sr.err != nil {
+		return 0, sr.err
+	}
+
+	// Everything read and checked: validate the references, then install.
+	for i := range n {
+		if int(projs[i]) >= len(projects) || int(typs[i]) >= len(types) {
+			return 0, fmt.Errorf("%w: document %d names project %d or type %d of %d and %d", ErrSnapshot, ids[i], projs[i], typs[i], len(projects), len(types))
+		}
+	}
+	off := 0
+	for i := range lists {
+		// Each list's own capacity, so that appending to one never writes
+		// over the next.
+		lists[i] = postingList{data: arena[off : off+int(lens[i]) : off+int(lens[i])], last: lasts[i], n: counts[i]}
+		off += int(lens[i])
+	}
+	for _, ref := range refs {
+		switch {
+		case ref&listBit != 0:
+			if uint32(ref) >= uint32(nl) {
+				return 0, fmt.Errorf("%w: a term names posting list %d of %d", ErrSnapshot, uint32(ref), nl)
+			}
+		case uint32(ref>>16) >= uint32(n) || uint16(ref) == 0:
+			return 0, fmt.Errorf("%w: a term's posting names slot %d of %d", ErrSnapshot, uint32(ref>>16), n)
+		}
+	}
+	for i := range lists {
+		bad := false
+		lists[i].each(func(slot uint32, _ uint16) { bad = bad || slot >= uint32(n) })
+		if bad {
+			return 0, fmt.Errorf("%w: posting list %d names a slot past %d", ErrSnapshot, i, n)
+		}
+	}
+
+	ix.projects, ix.types = projects, types
+	ix.vecCount = make([]int, len(projects))
+	for i, p := range projects {
+		ix.projectOf[p] = uint32(i)
+	}
+	for i, t := range types {
+		ix.typeOf[t] = uint32(i)
+	}
+	ix.slots = make([]entry, n)
+	ix.gone = make([]bool, n)
+	ix.quant = quant
+	ix.inv = inv
+	ix.codes = make([]uint64, n*ix.words)
+	for i := range n {
+		ix.slots[i] = entry{id: ids[i], stamp: stamps[i], time: times[i], files: files[i], project: projs[i], typ: typs[i], live: true}
+		ix.byID[ids[i]] = uint32(i)
+		if inv[i] != 0 {
+			signCodeQ(quant[i*ix.dim:(i+1)*ix.dim], ix.codes[i*ix.words:(i+1)*ix.words])
+			ix.nvec++
+			ix.vecCount[projs[i]]++
+		}
+		ix.kw.sumLen += float64(docLen[i])
+	}
+	for _, c := range ix.vecCount {
+		if c > smallProject {
+			ix.big++
+		}
+	}
+	ix.kw.docLen = docLen
+	ix.kw.live = n
+	ix.kw.refs = refs
+	ix.kw.lists = lists
+	ix.kw.dict.hashes = hashes
+	ix.kw.dict.grow(tableSize(len(hashes)))
+	return n, nil
+}
+
+// snapshotWriter writes little-endian values, summing them into a CRC; the
+// first error sticks.
+type snapshotWriter struct {
+	w   *bufio.Writer
+	crc hash.Hash32
+	err error
+}
+
+func newSnapshotWriter(w io.Writer) *snapshotWriter {
+	crc := crc32.NewIEEE()
+	return &snapshotWriter{w: bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<20), crc: crc}
+}
+
+func (s *snapshotWriter) put(v any) {
+	if s.err == nil {
+		s.err = binary.Write(s.w, binary.LittleEndian, v)
+	}
+}
+
+func (s *snapshotWriter) bytes(b []byte) {
+	if s.err == nil {
+		_, s.err = s.w.Write(b)
+	}
+}
+
+func (s *snapshotWriter) u32(v uint32) { s.put(v) }
+
+func (s *snapshotWriter) str(v string) {
+	s.u32(uint32(len(v)))
+	s.bytes([]byte(v))
+}
+
+func (s *snapshotWriter) strs(vs []string) {
+	s.u32(uint32(len(vs)))
+	for _, v := range vs {
+		s.str(v)
+	}
+}
+
+// finish writes the CRC of everything before it.
+func (s *snapshotWriter) finish() error {
+	if s.err == nil {
+		s.err = s.w.Flush()
+	}
+	if s.err != nil {
+		return fmt.Errorf("write snapshot: %w", s.err)
+	}
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], s.crc.Sum32())
+	if _, err := s.w.Write(b[:]); err != nil {
+		return fmt.Errorf("write snapshot: %w", err)
+	}
+	if err := s.w.Flush(); err != nil {
+		return fmt.Errorf("write snapshot: %w", err)
+	}
+	return nil
+}
+
+// snapshotReader reads what snapshotWriter wrote; the first error sticks.
+type snapshotReader struct {
+	r   *bufio.Reader
+	crc hash.Hash32
+	err error
+}
+
+func newSnapshotReader(r io.Reader) *snapshotReader {
+	return &snapshotReader{r: bufio.NewReaderSize(r, 1<<20), crc: crc32.NewIEEE()}
+}
+
+func (s *snapshotReader) fill(b []byte) {
+	if s.err != nil {
+		return
+	}
+	if _, err := io.ReadFull(s.r, b); err != nil {
+		s.err = fmt.Errorf("%w: %v", ErrSnapshot, err)
+		return
+	}
+	s.crc.Write(b)
+}
+
+func (s *snapshotReader) get(v any) {
+	if s.err != nil {
+		return
+	}
+	b := make([]byte, binary.Size(v))
+	s.fill(b)
+	if s.err == nil {
+		_, s.err = binary.Decode(b, binary.LittleEndian, v)
+	}
+}
+
+func (s *snapshotReader) u32() uint32 {
+	var v uint32
+	s.get(&v)
+	return v
+}
+
+// count reads a count, refusing one past maxSnapshotCount.
+func (s *snapshotReader) count() int {
+	v := s.u32()
+	if v > maxSnapshotCount {
+		s.fail("a count")
+		return 0
+	}
+	return int(v)
+}
+
+func (s *snapshotReader) str() string {
+	n := s.count()
+	if n > math.MaxUint16 {
+		s.fail("a name's length")
+	}
+	if s.err != nil {
+		return ""
+	}
+	b := make([]byte, n)
+	s.fill(b)
+	return string(b)
+}
+
+func (s *snapshotReader) strs() []string {
+	n := s.count()
+	if n > math.MaxUint16 {
+		s.fail("the number of names")
+	}
+	var out []string
+	for range n {
+		if s.err != nil {
+			break
+		}
+		out = append(out, s.str())
+	}
+	return out
+}
+
+func (s *snapshotReader) fail(what string) {
+	if s.err == nil {
+		s.err = fmt.Errorf("%w: %s is out of range", ErrSnapshot, what)
+	}
+}
+
+// check reads the CRC at the end and compares it, and that nothing follows.
+func (s *snapshotReader) check() {
+	if s.err != nil {
+		return
+	}
+	want := s.crc.Sum32()
+	var b [4]byte
+	if _, err := io.ReadFull(s.r, b[:]); err != nil {
+		s.err = fmt.Errorf("%w: no checksum: %v", ErrSnapshot, err)
+		return
+	}
+	if got := binary.LittleEndian.Uint32(b[:]); got != want {
+		s.err = fmt.Errorf("%w: checksum %08x, want %08x", ErrSnapshot, got, want)
+		return
+	}
+	if _, err := s.r.ReadByte(); err != io.EOF {
+		s.err = fmt.Errorf("%w: bytes after the checksum", ErrSnapshot)
+	}
+}
