@@ -77,10 +77,6 @@ type Doc struct {
 	// A vector from another embedder of the same length cannot be told apart:
 	// compare the stored EmbedderID before passing vectors in.
 	Vector []float32
-	// Stamp is the caller's mark of this version of the document (e.g. the
-	// store's commit version of its record and vector). Snapshots keep it,
-	// and the caller tells from it whether a snapshot's document is current.
-	Stamp uint64
 }
 
 // Query is a search.
@@ -162,7 +158,6 @@ var ErrBadQuery = errors.New("bad query")
 // see Snippet), only what filters and orders hits.
 type entry struct {
 	id      uint64
-	stamp   uint64
 	time    int64  // Unix nanoseconds, 0 when unknown
 	files   string // the lowercased paths, one per line
 	project uint32 // in Index.projects
@@ -255,6 +250,14 @@ func (ix *Index) Len() int {
 	return len(ix.byID)
 }
 
+// Has reports whether the index holds the document with this ID.
+func (ix *Index) Has(id uint64) bool {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	_, ok := ix.byID[id]
+	return ok
+}
+
 // Add indexes docs, replacing documents with the same ID. It embeds the
 // docs whose Vector is missing or unusable, on all CPUs, and stores the new
 // vectors back into docs. A doc with nothing to embed is indexed by keywords
@@ -294,7 +297,7 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 		}
 		slot := ix.newSlot()
 		p := ix.projectNumber(d.Project)
-		e := entry{id: d.ID, stamp: d.Stamp, project: p, typ: ix.typeNumber(d.Type), live: true}
+		e := entry{id: d.ID, project: p, typ: ix.typeNumber(d.Type), live: true}
 		if len(d.Files) > 0 {
 			e.files = strings.ToLower(strings.Join(d.Files, "\n"))
 		}

@@ -23,9 +23,9 @@ import (
 // snapshot. The last four bytes are a CRC-32 of the rest: a snapshot that
 // does not check out is refused whole.
 //
-// Layout, little-endian: the magic, the format version, the embedder's id
-// and dimensions, the project and type names, then column by column the
-// documents (ids, stamps, times, projects, types, lengths, inverse norms,
+// Layout, little-endian: the magic, the format version, the caller's
+// version of what the snapshot holds, the embedder's id and dimensions, the project and type names, then column by column the
+// documents (ids, times, projects, types, lengths, inverse norms,
 // path lengths and bytes, vectors), the terms (hashes, refs) and the
 // posting lists (counts, last slots, byte lengths, bytes).
 
@@ -41,8 +41,10 @@ const (
 // version, or of another embedder.
 var ErrSnapshot = errors.New("unusable index snapshot")
 
-// WriteSnapshot writes the index's live documents to w.
-func (ix *Index) WriteSnapshot(w io.Writer) error {
+// WriteSnapshot writes the index's live documents to w. asOf is the
+// caller's version of them (e.g. the store's commit timestamp that the
+// index has caught up with); LoadSnapshot gives it back.
+func (ix *Index) WriteSnapshot(w io.Writer, asOf uint64) error {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 
@@ -91,25 +93,26 @@ func (ix *Index) WriteSnapshot(w io.Writer) error {
 	sw := newSnapshotWriter(w)
 	sw.bytes([]byte(snapshotMagic))
 	sw.u32(snapshotVersion)
+	sw.put(asOf)
 	sw.str(ix.emb.ID())
 	sw.u32(uint32(ix.dim))
 	sw.strs(ix.projects)
 	sw.strs(ix.types)
 
 	n := len(live)
-	ids, stamps, times := make([]uint64, n), make([]uint64, n), make([]int64, n)
+	ids, times := make([]uint64, n), make([]int64, n)
 	projs, typs, fileLens := make([]uint32, n), make([]uint32, n), make([]uint32, n)
 	docLen, inv := make([]float32, n), make([]float32, n)
 	quant := make([]int8, 0, n*ix.dim)
 	for i, slot := range live {
 		e := &ix.slots[slot]
-		ids[i], stamps[i], times[i] = e.id, e.stamp, e.time
+		ids[i], times[i] = e.id, e.time
 		projs[i], typs[i], fileLens[i] = e.project, e.typ, uint32(len(e.files))
 		docLen[i], inv[i] = ix.kw.docLen[slot], ix.inv[slot]
 		quant = append(quant, ix.quant[int(slot)*ix.dim:int(slot+1)*ix.dim]...)
 	}
 	sw.u32(uint32(n))
-	for _, col := range []any{ids, stamps, times, projs, typs, docLen, inv, fileLens} {
+	for _, col := range []any{ids, times, projs, typs, docLen, inv, fileLens} {
 		sw.put(col)
 	}
 	for _, slot := range live {
@@ -135,24 +138,25 @@ func (ix *Index) WriteSnapshot(w io.Writer) error {
 }
 
 // LoadSnapshot fills an empty index from a snapshot that WriteSnapshot
-// wrote with the same embedder. current tells, by id and stamp, which of
-// its documents are still what the caller has; the others are left out.
+// wrote with the same embedder. current tells, given the snapshot's asOf,
+// which of its documents (by id) are still what the caller has; the
+// others are left out.
 // It returns the number of documents loaded. On an error the index is
 // left empty; a snapshot that is damaged, of another format or of another
 // embedder gives an error wrapping ErrSnapshot.
-func (ix *Index) LoadSnapshot(r io.Reader, current func(id, stamp uint64) bool) (int, error) {
+func (ix *Index) LoadSnapshot(r io.Reader, current func(asOf, id uint64) bool) (int, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if len(ix.slots) != 0 {
 		return 0, errors.New("load snapshot: the index is not empty")
 	}
-	n, err := ix.readSnapshot(r)
+	n, asOf, err := ix.readSnapshot(r)
 	if err != nil {
 		return 0, fmt.Errorf("load snapshot: %w", err)
 	}
 	for slot := range n {
 		e := &ix.slots[slot]
-		if !current(e.id, e.stamp) {
+		if !current(asOf, e.id) {
 			ix.removeSlot(uint32(slot))
 		}
 	}
@@ -194,34 +198,34 @@ func (ix *Index) clear() {
 
 // readSnapshot reads a snapshot into the empty index, checking it whole.
 // Callers hold the write lock.
-func (ix *Index) readSnapshot(r io.Reader) (int, error) {
+func (ix *Index) readSnapshot(r io.Reader) (n int, asOf uint64, err error) {
 	sr := newSnapshotReader(r)
 	magic := make([]byte, len(snapshotMagic))
 	sr.fill(magic)
 	if sr.err == nil && string(magic) != snapshotMagic {
-		return 0, fmt.Errorf("%w: not a snapshot", ErrSnapshot)
+		return 0, 0, fmt.Errorf("%w: not a snapshot", ErrSnapshot)
 	}
 	if v := sr.u32(); sr.err == nil && v != snapshotVersion {
-		return 0, fmt.Errorf("%w: format version %d, want %d", ErrSnapshot, v, snapshotVersion)
+		return 0, 0, fmt.Errorf("%w: format version %d, want %d", ErrSnapshot, v, snapshotVersion)
 	}
+	sr.get(&asOf)
 	if id := sr.str(); sr.err == nil && id != ix.emb.ID() {
-		return 0, fmt.Errorf("%w: embedder %s, want %s", ErrSnapshot, id, ix.emb.ID())
+		return 0, 0, fmt.Errorf("%w: embedder %s, want %s", ErrSnapshot, id, ix.emb.ID())
 	}
 	if dim := sr.u32(); sr.err == nil && int(dim) != ix.dim {
-		return 0, fmt.Errorf("%w: %d dimensions, want %d", ErrSnapshot, dim, ix.dim)
+		return 0, 0, fmt.Errorf("%w: %d dimensions, want %d", ErrSnapshot, dim, ix.dim)
 	}
 	projects := sr.strs()
 	types := sr.strs()
-	n := sr.count()
+	n = sr.count()
 	ids := make([]uint64, n)
-	stamps := make([]uint64, n)
 	times := make([]int64, n)
 	projs := make([]uint32, n)
 	typs := make([]uint32, n)
 	docLen := make([]float32, n)
 	inv := make([]float32, n)
 	fileLens := make([]uint32, n)
-	for _, col := range []any{ids, stamps, times, projs, typs, docLen, inv, fileLens} {
+	for _, col := range []any{ids, times, projs, typs, docLen, inv, fileLens} {
 		sr.get(col)
 	}
 	files := make([]string, n)
@@ -264,13 +268,13 @@ func (ix *Index) readSnapshot(r io.Reader) (int, error) {
 	}
 	sr.check()
 	if sr.err != nil {
-		return 0, sr.err
+		return 0, 0, sr.err
 	}
 
 	// Everything read and checked: validate the references, then install.
 	for i := range n {
 		if int(projs[i]) >= len(projects) || int(typs[i]) >= len(types) {
-			return 0, fmt.Errorf("%w: document %d names project %d or type %d of %d and %d", ErrSnapshot, ids[i], projs[i], typs[i], len(projects), len(types))
+			return 0, 0, fmt.Errorf("%w: document %d names project %d or type %d of %d and %d", ErrSnapshot, ids[i], projs[i], typs[i], len(projects), len(types))
 		}
 	}
 	off := 0
@@ -284,17 +288,17 @@ func (ix *Index) readSnapshot(r io.Reader) (int, error) {
 		switch {
 		case ref&listBit != 0:
 			if uint32(ref) >= uint32(nl) {
-				return 0, fmt.Errorf("%w: a term names posting list %d of %d", ErrSnapshot, uint32(ref), nl)
+				return 0, 0, fmt.Errorf("%w: a term names posting list %d of %d", ErrSnapshot, uint32(ref), nl)
 			}
 		case uint32(ref>>16) >= uint32(n) || uint16(ref) == 0:
-			return 0, fmt.Errorf("%w: a term's posting names slot %d of %d", ErrSnapshot, uint32(ref>>16), n)
+			return 0, 0, fmt.Errorf("%w: a term's posting names slot %d of %d", ErrSnapshot, uint32(ref>>16), n)
 		}
 	}
 	for i := range lists {
 		bad := false
 		lists[i].each(func(slot uint32, _ uint16) { bad = bad || slot >= uint32(n) })
 		if bad {
-			return 0, fmt.Errorf("%w: posting list %d names a slot past %d", ErrSnapshot, i, n)
+			return 0, 0, fmt.Errorf("%w: posting list %d names a slot past %d", ErrSnapshot, i, n)
 		}
 	}
 
@@ -312,7 +316,7 @@ func (ix *Index) readSnapshot(r io.Reader) (int, error) {
 	ix.inv = inv
 	ix.codes = make([]uint64, n*ix.words)
 	for i := range n {
-		ix.slots[i] = entry{id: ids[i], stamp: stamps[i], time: times[i], files: files[i], project: projs[i], typ: typs[i], live: true}
+		ix.slots[i] = entry{id: ids[i], time: times[i], files: files[i], project: projs[i], typ: typs[i], live: true}
 		ix.byID[ids[i]] = uint32(i)
 		if inv[i] != 0 {
 			signCodeQ(quant[i*ix.dim:(i+1)*ix.dim], ix.codes[i*ix.words:(i+1)*ix.words])
@@ -332,7 +336,7 @@ func (ix *Index) readSnapshot(r io.Reader) (int, error) {
 	ix.kw.lists = lists
 	ix.kw.dict.hashes = hashes
 	ix.kw.dict.grow(tableSize(len(hashes)))
-	return n, nil
+	return n, asOf, nil
 }
 
 // snapshotWriter writes little-endian values, summing them into a CRC; the

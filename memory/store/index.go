@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -64,6 +65,7 @@ func (m *Memory) loadIndex(ctx context.Context) error {
 		ready, missing []vector.Doc
 		reuse          bool
 	)
+	snapshot := false
 	err := m.store.view(func(txn *badger.Txn) error {
 		if item, err := txn.Get(keyEmbed); err == nil {
 			v, _ := item.ValueCopy(nil)
@@ -71,27 +73,40 @@ func (m *Memory) loadIndex(ctx context.Context) error {
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {
 			return err
 		}
-		vectors := map[uint64][]float32{}
 		if reuse {
-			err := scan(txn, pVector, false, func(item *badger.Item) error {
-				k := item.Key()
-				return item.Value(func(b []byte) error {
-					vectors[binary.BigEndian.Uint64(k[len(k)-8:])] = decodeVector(b)
-					return nil
-				})
-			})
-			if err != nil {
-				return err
-			}
+			snapshot = m.loadSnapshot(txn)
 		}
+		// The vectors, walked beside the observations: both are keyed by
+		// the observation's id.
+		vit := txn.NewIterator(badger.IteratorOptions{Prefix: pVector})
+		defer vit.Close()
+		vit.Seek(pVector)
 		return scan(txn, pObs, false, func(item *badger.Item) error {
+			k := item.Key()
+			id := binary.BigEndian.Uint64(k[len(k)-8:])
+			if snapshot && m.index.Has(id) {
+				return nil
+			}
 			var o memory.Observation
 			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
 				return err
 			}
 			d := DocOf(&o)
-			if v, ok := vectors[o.ID]; ok {
-				d.Vector = v
+			if reuse {
+				vk := idKey(pVector, id)
+				for vit.ValidForPrefix(pVector) && bytes.Compare(vit.Item().Key(), vk) < 0 {
+					vit.Next()
+				}
+				if vit.ValidForPrefix(pVector) && bytes.Equal(vit.Item().Key(), vk) {
+					if err := vit.Item().Value(func(b []byte) error {
+						d.Vector = decodeVector(b)
+						return nil
+					}); err != nil {
+						return err
+					}
+				}
+			}
+			if d.Vector != nil {
 				ready = append(ready, d)
 			} else {
 				missing = append(missing, d)
@@ -108,7 +123,7 @@ func (m *Memory) loadIndex(ctx context.Context) error {
 	if err := m.store.update(ctx, func(txn *badger.Txn) error { return txn.Set(keyEmbed, []byte(embedderID)) }); err != nil {
 		return err
 	}
-	m.log.Info("search index loaded", "observations", len(ready), "toEmbed", len(missing), "embedder", embedderID, "took", time.Since(start).Round(time.Millisecond))
+	m.log.Info("search index loaded", "observations", m.index.Len(), "fromStore", len(ready), "toEmbed", len(missing), "snapshot", snapshot, "embedder", embedderID, "took", time.Since(start).Round(time.Millisecond))
 	if len(missing) > 0 {
 		m.indexing.total.Store(int64(len(missing)))
 		m.indexing.pending.Store(int64(len(missing)))

@@ -223,6 +223,9 @@ func (m *Memory) Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetR
 	}
 	m.index.Remove(res.Deleted...)
 	if len(res.Deleted) > 0 {
+		if err := m.dropSnapshot(); err != nil {
+			return memory.ForgetResult{}, fmt.Errorf("forget: %w", err)
+		}
 		// Forgotten means gone from the files too, not only from the
 		// indexes: compact now.
 		if err := m.store.Compact(); err != nil {

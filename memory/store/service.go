@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -68,6 +69,7 @@ type Memory struct {
 	index    *vector.Index
 	indexing indexState
 	loaded   chan struct{}  // closed once the index holds the stored observations
+	loadFail atomic.Bool    // the index did not load whole
 	bg       sync.WaitGroup // background indexing
 	bgCtx    context.Context
 
@@ -130,8 +132,11 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 	m.loaded = make(chan struct{})
 	m.bg.Go(func() {
 		defer close(m.loaded)
-		if err := m.loadIndex(wctx); err != nil && wctx.Err() == nil {
-			m.log.Error("load the search index; search serves what it has", "err", err)
+		if err := m.loadIndex(wctx); err != nil {
+			m.loadFail.Store(true)
+			if wctx.Err() == nil {
+				m.log.Error("load the search index; search serves what it has", "err", err)
+			}
 		}
 	})
 	go m.work(wctx)
@@ -163,6 +168,9 @@ func (m *Memory) Close() error {
 	m.cancel()
 	<-m.done
 	m.bg.Wait()
+	if err := m.writeSnapshot(); err != nil {
+		m.log.Error("the next start loads the index from the store", "err", err)
+	}
 	return m.store.Close()
 }
 
