@@ -13,10 +13,11 @@ import (
 // lock per document and a walk of its document map): 13 ms for 10k vectors
 // and over 100 ms across 100k. So a scan of more than prefilterMin vectors
 // first compares codes of two bits per component (its sign, or zero), 128
-// bytes a vector where the vector is 2 KB; the codes of 100k vectors compare
-// in about a millisecond per core. The candidates whose signs agree best with
-// the query's are then ranked by their exact cosine similarity, the score
-// chromem-go gives. What the first stage can lose is a vector whose signs
+// bytes a vector where the quantized vector is 512 bytes; the codes of 100k
+// vectors compare in about a millisecond per core. The candidates whose
+// signs agree best with the query's are then ranked by their cosine
+// similarity with the quantized vector (quant.go), the score chromem-go
+// gives for a small project's. What the first stage can lose is a vector whose signs
 // differ though its angle is close: BenchmarkPrefilterRecall measures the
 // share of the exhaustive top 100 it keeps (about 0.997 with the sentence
 // encoder at 100k, 0.77–0.95 with the hashing embedder, whose vectors weigh

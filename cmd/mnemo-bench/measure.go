@@ -670,7 +670,7 @@ func indexHeap(ctx context.Context, n int, emb vector.Embedder, vecs [][]float32
 	runtime.ReadMemStats(&after)
 	res := heapResult{
 		index:   float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / mib,
-		vectors: float64(n*emb.Dim()*4) / mib,
+		vectors: float64(n*emb.Dim()) / mib, // int8, one byte a component
 	}
 	runtime.KeepAlive(ix)
 	return res, nil
