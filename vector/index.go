@@ -196,7 +196,6 @@ type Index struct {
 	projects  []string
 	projectOf map[string]uint32
 	vecCount  []int // by project: documents with a vector
-	big       int   // projects with more than smallProject vectors
 	types     []string
 	typeOf    map[string]uint32
 
@@ -211,7 +210,9 @@ type Index struct {
 // holds. chromem-go scans a collection in about 1.3 µs a vector here, so a
 // search of a small project takes at most about 1.5 ms; a project that
 // grows past it leaves chromem-go for the quantized vectors, and its
-// float vectors (2 KB each) are freed.
+// float vectors (2 KB each) are freed. A project has a collection only
+// while every vector it has is in it: one that shrinks back under the
+// bound stays with the quantized vectors until the index is loaded again.
 const smallProject = 1024
 
 // NewIndex returns an empty index that embeds with e.
@@ -336,7 +337,6 @@ func (ix *Index) setVector(ctx context.Context, slot, p uint32, v []float32, sma
 	ix.vecCount[p]++
 	switch n := ix.vecCount[p]; {
 	case n == smallProject+1:
-		ix.big++
 		if ix.cols[p] != nil {
 			// Freed: the project's searches use the quantized vectors now.
 			if err := ix.db.DeleteCollection(collectionName(ix.projects[p])); err != nil {
@@ -344,7 +344,7 @@ func (ix *Index) setVector(ctx context.Context, slot, p uint32, v []float32, sma
 			}
 			delete(ix.cols, p)
 		}
-	case n <= smallProject && small:
+	case n <= smallProject && small && (n == 1 || ix.cols[p] != nil):
 		col, err := ix.collection(p)
 		if err != nil {
 			return err
@@ -464,9 +464,7 @@ func (ix *Index) removeSlot(slot uint32) {
 	e := &ix.slots[slot]
 	if ix.inv[slot] != 0 {
 		ix.nvec--
-		if ix.vecCount[e.project]--; ix.vecCount[e.project] == smallProject {
-			ix.big--
-		}
+		ix.vecCount[e.project]--
 		if col := ix.cols[e.project]; col != nil {
 			// An id-only delete of an in-memory collection cannot fail.
 			_ = col.Delete(context.Background(), nil, nil, docKey(e.id))
@@ -622,11 +620,11 @@ func (ix *Index) Snippet(query, title, text string) string {
 	qterms := tok.terms(query)
 	ix.mu.RLock()
 	known := ix.kw.lookup(qterms)
-	ix.mu.RUnlock()
 	idf := make(map[uint64]float64, len(known))
 	for _, t := range known {
 		idf[ix.kw.dict.hashes[t.id]] = t.idf
 	}
+	ix.mu.RUnlock()
 	return snippet(text, title, qterms, func(term string) float64 {
 		if w, ok := idf[termHashString(term)]; ok {
 			return w
@@ -752,7 +750,7 @@ func (ix *Index) vectorRanking(ctx context.Context, qv []float32, f *filter, dep
 		if col := ix.cols[p]; col != nil {
 			cols = map[uint32]*chromem.Collection{p: col}
 		}
-	case ix.big == 0 && ix.nvec < ix.prefilterMin:
+	case ix.nvec < ix.prefilterMin && ix.allCollected():
 		cols = ix.cols
 	}
 	if cols == nil {
@@ -828,6 +826,17 @@ func (ix *Index) single(rs []ranked, limit int, setRank func(*Hit, int)) []Hit {
 		hits = append(hits, h)
 	}
 	return hits
+}
+
+// allCollected reports whether every vector is in a collection. Callers
+// hold a lock.
+func (ix *Index) allCollected() bool {
+	for p, n := range ix.vecCount {
+		if n > 0 && ix.cols[uint32(p)] == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // coverageOf returns the function that gives the share of the query terms,

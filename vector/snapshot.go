@@ -192,7 +192,7 @@ func (ix *Index) clear() {
 	ix.slots, ix.dead, ix.gone, ix.free = nil, nil, nil, nil
 	ix.kw = keywordIndex{}
 	ix.quant, ix.inv, ix.codes = nil, nil, nil
-	ix.nvec, ix.big = 0, 0
+	ix.nvec = 0
 	ix.projects, ix.vecCount, ix.types = nil, nil, nil
 }
 
@@ -324,11 +324,6 @@ func (ix *Index) readSnapshot(r io.Reader) (n int, asOf uint64, err error) {
 			ix.vecCount[projs[i]]++
 		}
 		ix.kw.sumLen += float64(docLen[i])
-	}
-	for _, c := range ix.vecCount {
-		if c > smallProject {
-			ix.big++
-		}
 	}
 	ix.kw.docLen = docLen
 	ix.kw.live = n

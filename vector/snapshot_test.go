@@ -203,3 +203,33 @@ func TestQuantizeIsIdempotent(t *testing.T) {
 type renamedEmbedder struct{ vector.Embedder }
 
 func (renamedEmbedder) ID() string { return "renamed" }
+
+// A project that grew past chromem-go's collections and shrank back keeps
+// every vector searchable, old and new.
+func TestIndexProjectShrinksBack(t *testing.T) {
+	ctx := context.Background()
+	var docs []vector.Doc
+	for i := range 1030 {
+		docs = append(docs, vector.Doc{ID: uint64(i + 1), Project: "big", Title: fmt.Sprintf("note %d about item%d", i, i)})
+	}
+	ix := newTestIndex(t, vector.NewHashEmbedder(), docs...)
+	var gone []uint64
+	for i := range 30 {
+		gone = append(gone, uint64(i+1))
+	}
+	ix.Remove(gone...)
+	if err := ix.Add(ctx, vector.Doc{ID: 5000, Project: "big", Title: "zanzibar quokka"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []vector.Query{
+		{Text: "note 500 about item500", Project: "big", Mode: vector.Vector},
+		{Text: "note 500 about item500", Mode: vector.Vector},
+	} {
+		if got := search(t, ix, q); len(got) == 0 || got[0].ID != 501 {
+			t.Errorf("%+v: %v, want 501 first", q, ids(got))
+		}
+	}
+	if got := search(t, ix, vector.Query{Text: "zanzibar quokka", Project: "big", Mode: vector.Vector}); len(got) == 0 || got[0].ID != 5000 {
+		t.Errorf("the new document: %v", ids(got))
+	}
+}
