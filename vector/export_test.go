@@ -32,3 +32,10 @@ func SignCode(v []float32) []uint64 {
 	signCode(v, code)
 	return code
 }
+
+// SignCodeQ returns the sign code of an integer vector.
+func SignCodeQ(q []int8) []uint64 {
+	code := make([]uint64, codeWords(len(q)))
+	signCodeQ(q, code)
+	return code
+}

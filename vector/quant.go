@@ -88,13 +88,15 @@ func dotQ(a []float32, q []int8) float32 {
 
 // signCodeQ writes the sign code (codes.go) of an integer vector.
 func signCodeQ(q []int8, code []uint64) {
-	clear(code)
-	for i, x := range q {
-		switch {
-		case x > 0:
-			code[i/32] |= 1 << (2 * (i % 32))
-		case x < 0:
-			code[i/32] |= 1 << (2*(i%32) + 1)
+	for w := range code {
+		var c uint64
+		part := q[w*32 : min(len(q), w*32+32)]
+		for i, x := range part {
+			// Without branches: one bit when x > 0, the next when x < 0.
+			pos := uint64(uint32(-int32(x)) >> 31)
+			neg := uint64(uint32(int32(x)) >> 31)
+			c |= (pos | neg<<1) << (2 * i)
 		}
+		code[w] = c
 	}
 }

@@ -233,3 +233,19 @@ func TestIndexProjectShrinksBack(t *testing.T) {
 		t.Errorf("the new document: %v", ids(got))
 	}
 }
+
+func TestSignCodeOfQuantized(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for range 50 {
+		v := make([]float32, 100)
+		for i := range v {
+			if r.IntN(4) > 0 {
+				v[i] = float32(r.NormFloat64())
+			}
+		}
+		q, s := vector.Quantize(v)
+		if got, want := vector.SignCodeQ(q), vector.SignCode(vector.Dequantize(q, s)); !slices.Equal(got, want) {
+			t.Fatalf("code %x, want the float vector's %x", got, want)
+		}
+	}
+}
