@@ -44,8 +44,13 @@ import (
 // are and on the query's own embedding, which the daemon computes.
 
 // genVersion names the generator; a change of the generator changes it,
-// and with it the names of the cached files.
-const genVersion = "v3"
+// so that cached data sets are made again. topicsVersion names what the
+// topics' embedded text is made of (title, text and paths): evidence,
+// added in v3, is not embedded, so v3 reuses v2's topic vectors.
+const (
+	genVersion    = "v3"
+	topicsVersion = "v2"
+)
 
 // topics is the number of distinct subjects.
 const topics = 10_000
@@ -504,7 +509,7 @@ func genQueries(n int) []query {
 // 10k set has them (variant 0, with its turn's request), cached in dir:
 // computed once, on all CPUs.
 func topicVectors(ctx context.Context, log *slog.Logger, dir string, emb vector.Embedder, k int) ([][]float32, error) {
-	path := filepath.Join(dir, fmt.Sprintf("topics-%s-%s-%d.f32", genVersion, safeName(emb.ID()), k))
+	path := filepath.Join(dir, fmt.Sprintf("topics-%s-%s-%d.f32", topicsVersion, safeName(emb.ID()), k))
 	dim := emb.Dim()
 	if b, err := os.ReadFile(path); err == nil && len(b) == k*dim*4 {
 		vs := make([][]float32, k)
