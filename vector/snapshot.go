@@ -141,18 +141,18 @@ func (ix *Index) WriteSnapshot(w io.Writer, asOf uint64) error {
 // wrote with the same embedder. current tells, given the snapshot's asOf,
 // which of its documents (by id) are still what the caller has; the
 // others are left out.
-// It returns the number of documents loaded. On an error the index is
-// left empty; a snapshot that is damaged, of another format or of another
+// It returns the number of documents loaded and the snapshot's asOf. On an
+// error the index is left empty; a snapshot that is damaged, of another format or of another
 // embedder gives an error wrapping ErrSnapshot.
-func (ix *Index) LoadSnapshot(r io.Reader, current func(asOf, id uint64) bool) (int, error) {
+func (ix *Index) LoadSnapshot(r io.Reader, current func(asOf, id uint64) bool) (loaded int, asOf uint64, err error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if len(ix.slots) != 0 {
-		return 0, errors.New("load snapshot: the index is not empty")
+		return 0, 0, errors.New("load snapshot: the index is not empty")
 	}
 	n, asOf, err := ix.readSnapshot(r)
 	if err != nil {
-		return 0, fmt.Errorf("load snapshot: %w", err)
+		return 0, 0, fmt.Errorf("load snapshot: %w", err)
 	}
 	for slot := range n {
 		e := &ix.slots[slot]
@@ -174,10 +174,10 @@ func (ix *Index) LoadSnapshot(r io.Reader, current func(asOf, id uint64) bool) (
 		}
 		if err != nil {
 			ix.clear()
-			return 0, fmt.Errorf("load snapshot: %w", err)
+			return 0, 0, fmt.Errorf("load snapshot: %w", err)
 		}
 	}
-	return len(ix.byID), nil
+	return len(ix.byID), asOf, nil
 }
 
 // clear empties the index. Callers hold the write lock.

@@ -64,9 +64,12 @@ func TestSnapshotSearchesAlike(t *testing.T) {
 	}
 	snap := snapshotOf(t, ix)
 	loaded := vector.NewIndex(vector.NewHashEmbedder())
-	n, err := loaded.LoadSnapshot(bytes.NewReader(snap), all)
+	n, asOf, err := loaded.LoadSnapshot(bytes.NewReader(snap), all)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if asOf != 42 {
+		t.Errorf("asOf %d, want 42", asOf)
 	}
 	if n != ix.Len() || loaded.Len() != ix.Len() {
 		t.Fatalf("loaded %d documents (Len %d), want %d", n, loaded.Len(), ix.Len())
@@ -110,7 +113,7 @@ func TestSnapshotLeavesOutWhatIsNotCurrent(t *testing.T) {
 	ix := newTestIndex(t, vector.NewHashEmbedder(), docs...)
 	snap := snapshotOf(t, ix)
 	loaded := vector.NewIndex(vector.NewHashEmbedder())
-	n, err := loaded.LoadSnapshot(bytes.NewReader(snap), func(_, id uint64) bool { return id%2 == 0 })
+	n, _, err := loaded.LoadSnapshot(bytes.NewReader(snap), func(_, id uint64) bool { return id%2 == 0 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +158,7 @@ func TestSnapshotRefusesDamage(t *testing.T) {
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
 			loaded := vector.NewIndex(vector.NewHashEmbedder())
-			_, err := loaded.LoadSnapshot(bytes.NewReader(b), all)
+			_, _, err := loaded.LoadSnapshot(bytes.NewReader(b), all)
 			if !errors.Is(err, vector.ErrSnapshot) {
 				t.Fatalf("err %v, want ErrSnapshot", err)
 			}
@@ -172,13 +175,13 @@ func TestSnapshotRefusesDamage(t *testing.T) {
 	}
 	t.Run("another embedder", func(t *testing.T) {
 		loaded := vector.NewIndex(renamedEmbedder{vector.NewHashEmbedder()})
-		if _, err := loaded.LoadSnapshot(bytes.NewReader(snap), all); !errors.Is(err, vector.ErrSnapshot) {
+		if _, _, err := loaded.LoadSnapshot(bytes.NewReader(snap), all); !errors.Is(err, vector.ErrSnapshot) {
 			t.Fatalf("err %v, want ErrSnapshot", err)
 		}
 	})
 	t.Run("not empty", func(t *testing.T) {
 		loaded := newTestIndex(t, vector.NewHashEmbedder(), sampleDocs()...)
-		if _, err := loaded.LoadSnapshot(bytes.NewReader(snap), all); err == nil {
+		if _, _, err := loaded.LoadSnapshot(bytes.NewReader(snap), all); err == nil {
 			t.Fatal("loaded a snapshot into an index with documents")
 		}
 	})

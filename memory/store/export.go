@@ -108,6 +108,8 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int
 			return nil
 		}
 		var docs []vector.Doc
+		m.snapMu.RLock()
+		defer m.snapMu.RUnlock()
 		err := m.store.update(ctx, func(txn *badger.Txn) error {
 			docs = docs[:0]
 			for _, rec := range pending {

@@ -73,44 +73,65 @@ func (m *Memory) loadIndex(ctx context.Context) error {
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {
 			return err
 		}
-		if reuse {
-			snapshot = m.loadSnapshot(txn)
-		}
-		// The vectors, walked beside the observations: both are keyed by
-		// the observation's id.
-		vit := txn.NewIterator(badger.IteratorOptions{Prefix: pVector})
-		defer vit.Close()
-		vit.Seek(pVector)
-		return scan(txn, pObs, false, func(item *badger.Item) error {
-			k := item.Key()
-			id := binary.BigEndian.Uint64(k[len(k)-8:])
-			if snapshot && m.index.Has(id) {
-				return nil
-			}
-			var o memory.Observation
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
-				return err
-			}
-			d := DocOf(&o)
-			if reuse {
-				vk := idKey(pVector, id)
-				for vit.ValidForPrefix(pVector) && bytes.Compare(vit.Item().Key(), vk) < 0 {
-					vit.Next()
-				}
-				if vit.ValidForPrefix(pVector) && bytes.Equal(vit.Item().Key(), vk) {
-					if err := vit.Item().Value(func(b []byte) error {
-						d.Vector = decodeVector(b)
-						return nil
-					}); err != nil {
-						return err
-					}
-				}
+		add := func(o *memory.Observation, vector []byte) {
+			d := DocOf(o)
+			if reuse && vector != nil {
+				d.Vector = decodeVector(vector)
 			}
 			if d.Vector != nil {
 				ready = append(ready, d)
 			} else {
 				missing = append(missing, d)
 			}
+		}
+		if reuse {
+			var since map[uint64]bool
+			if snapshot, since = m.loadSnapshot(txn); snapshot {
+				// Only what changed since the snapshot, from Badger.
+				for id := range since {
+					var o memory.Observation
+					if err := getJSON(txn, idKey(pObs, id), &o); errors.Is(err, memory.ErrNotFound) {
+						continue
+					} else if err != nil {
+						return err
+					}
+					item, err := txn.Get(idKey(pVector, id))
+					var v []byte
+					if err == nil {
+						v, err = item.ValueCopy(nil)
+					}
+					if err != nil && !errors.Is(err, badger.ErrKeyNotFound) {
+						return err
+					}
+					add(&o, v)
+				}
+				return nil
+			}
+		}
+		// Everything. The vectors are walked beside the observations: both
+		// are keyed by the observation's id.
+		vit := txn.NewIterator(badger.IteratorOptions{Prefix: pVector})
+		defer vit.Close()
+		vit.Seek(pVector)
+		return scan(txn, pObs, false, func(item *badger.Item) error {
+			var o memory.Observation
+			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
+				return err
+			}
+			var v []byte
+			if reuse {
+				vk := idKey(pVector, o.ID)
+				for vit.ValidForPrefix(pVector) && bytes.Compare(vit.Item().Key(), vk) < 0 {
+					vit.Next()
+				}
+				if vit.ValidForPrefix(pVector) && bytes.Equal(vit.Item().Key(), vk) {
+					var err error
+					if v, err = vit.Item().ValueCopy(nil); err != nil {
+						return err
+					}
+				}
+			}
+			add(&o, v)
 			return nil
 		})
 	})
@@ -138,7 +159,10 @@ func (m *Memory) embedMissing(ctx context.Context, docs []vector.Doc) {
 	const batch = 64
 	for i := 0; i < len(docs); i += batch {
 		part := docs[i:min(i+batch, len(docs))]
-		if err := m.indexDocs(ctx, part); err != nil {
+		m.snapMu.RLock()
+		err := m.indexDocs(ctx, part)
+		m.snapMu.RUnlock()
+		if err != nil {
 			if ctx.Err() == nil {
 				m.log.Error("embed observations", "err", err)
 			}
@@ -152,7 +176,16 @@ func (m *Memory) embedMissing(ctx context.Context, docs []vector.Doc) {
 }
 
 // indexDocs adds docs to the index and stores the vectors it computed.
-func (m *Memory) indexDocs(ctx context.Context, docs []vector.Doc) error {
+// A failure leaves the index short of what Badger has: no snapshot is
+// written from it (a snapshot must hold everything up to its asOf).
+// Callers hold snapMu for reading, with the commit of the docs'
+// observations if they just made it.
+func (m *Memory) indexDocs(ctx context.Context, docs []vector.Doc) (err error) {
+	defer func() {
+		if err != nil {
+			m.indexGap.Store(true)
+		}
+	}()
 	if err := m.index.Add(ctx, docs...); err != nil {
 		return err
 	}
@@ -171,7 +204,7 @@ func (m *Memory) indexDocs(ctx context.Context, docs []vector.Doc) error {
 
 // indexObservations adds freshly stored observations to the index. A
 // failure is logged: the observation is stored, and the next start indexes
-// it.
+// it. Callers hold snapMu for reading since the commit.
 func (m *Memory) indexObservations(ctx context.Context, obs []memory.Observation) {
 	if len(obs) == 0 {
 		return

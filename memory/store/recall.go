@@ -176,6 +176,8 @@ func (m *Memory) Save(ctx context.Context, p memory.SaveParams) (memory.SaveResu
 	}
 	o.Concepts = dedupe(local.Concepts(o.FilesModified...), 8)
 	var stored bool
+	m.snapMu.RLock()
+	defer m.snapMu.RUnlock()
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		o.ID, o.Hash = 0, ""
 		var err error
@@ -200,6 +202,8 @@ func (m *Memory) Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetR
 		return memory.ForgetResult{}, err
 	}
 	var res memory.ForgetResult
+	m.snapMu.RLock()
+	defer m.snapMu.RUnlock()
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		res = memory.ForgetResult{Deleted: []uint64{}, Missing: []uint64{}}
 		for _, id := range p.IDs {

@@ -68,10 +68,15 @@ type Memory struct {
 
 	index    *vector.Index
 	indexing indexState
-	loaded   chan struct{}  // closed once the index holds the stored observations
-	loadFail atomic.Bool    // the index did not load whole
-	bg       sync.WaitGroup // background indexing
-	bgCtx    context.Context
+	loaded   chan struct{} // closed once the index holds the stored observations
+	loadFail atomic.Bool   // the index did not load whole
+	indexGap atomic.Bool   // an observation Badger has could not be indexed
+	// snapMu is held for reading by every change of the index with its
+	// Badger commit, and for writing while a snapshot is taken, so that
+	// the snapshot holds exactly what Badger had at its asOf.
+	snapMu sync.RWMutex
+	bg     sync.WaitGroup // background indexing
+	bgCtx  context.Context
 
 	mu       sync.Mutex
 	idle     *sync.Cond

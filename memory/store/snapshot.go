@@ -15,12 +15,13 @@ import (
 
 // The search index is written whole to a snapshot file beside the Badger
 // directory when the memory closes, so that the next start loads it in a
-// fraction of the time it takes to analyse every observation again (at
-// 100k observations, about 0.3 s against 3.5 s). The snapshot is a cache,
-// never the truth: it records the Badger commit timestamp the index had
-// caught up with (asOf), and at start an observation of the snapshot is
-// kept only while its record and its vector in Badger are no newer than
-// that; everything else is loaded from Badger. A snapshot that is damaged,
+// fraction of the time it takes to analyse every observation again, and
+// without reading every observation's record (whose pages would then stay
+// resident). The snapshot is a cache, never the truth: it records the
+// Badger commit timestamp the index had caught up with (asOf; snapMu makes
+// the index and Badger change together), and at start the observations
+// whose record or vector Badger wrote or deleted since are left out of it
+// and loaded from Badger. A snapshot that is damaged,
 // of another format or of another embedder is refused whole and the index
 // is loaded from Badger as if there were none. Forget deletes the file
 // before it returns, since it holds the forgotten observations' paths and
@@ -35,59 +36,65 @@ func (m *Memory) snapshotFile() string {
 	return filepath.Clean(m.opts.Dir) + ".snapshot"
 }
 
-// loadSnapshot fills the empty index from the snapshot, keeping the
-// observations Badger has not changed since. It returns whether it loaded
-// one; any problem is logged and leaves the index empty.
-func (m *Memory) loadSnapshot(txn *badger.Txn) bool {
+// loadSnapshot fills the empty index from the snapshot, leaving out the
+// observations that Badger changed or deleted since (they are in since,
+// which the caller loads from Badger). It returns whether it loaded one;
+// any problem is logged and leaves the index empty.
+func (m *Memory) loadSnapshot(txn *badger.Txn) (loaded bool, since map[uint64]bool) {
 	path := m.snapshotFile()
 	if path == "" {
-		return false
+		return false, nil
 	}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false
+		return false, nil
 	}
 	if err != nil {
 		m.log.Warn("index snapshot not read; loading the index from the store", "err", err)
-		return false
+		return false, nil
 	}
 	defer f.Close()
-	// The commit timestamps of the observations and their vectors, from
-	// the keys alone.
-	versions := func(prefix []byte) (map[uint64]uint64, error) {
-		out := map[uint64]uint64{}
-		err := scan(txn, prefix, false, func(item *badger.Item) error {
-			k := item.Key()
-			out[binary.BigEndian.Uint64(k[len(k)-8:])] = item.Version()
-			return nil
-		})
-		return out, err
-	}
-	obs, err := versions(pObs)
-	if err != nil {
-		m.log.Warn("index snapshot not read; loading the index from the store", "err", err)
-		return false
-	}
-	vecs, err := versions(pVector)
-	if err != nil {
-		m.log.Warn("index snapshot not read; loading the index from the store", "err", err)
-		return false
-	}
-	stale := 0
-	n, err := m.index.LoadSnapshot(bufio.NewReaderSize(f, 1<<20), func(asOf, id uint64) bool {
-		v, ok := obs[id]
-		if ok && v <= asOf && vecs[id] <= asOf {
-			return true
+	var scanErr error
+	n, asOf, err := m.index.LoadSnapshot(bufio.NewReaderSize(f, 1<<20), func(asOf, id uint64) bool {
+		if since == nil {
+			since, scanErr = changedSince(txn, asOf)
 		}
-		stale++
-		return false
+		return scanErr == nil && !since[id]
 	})
+	if err == nil && since == nil { // an empty snapshot
+		since, scanErr = changedSince(txn, asOf)
+	}
+	if err == nil && scanErr != nil {
+		m.index.Remove(m.index.IDs()...)
+		err = scanErr
+	}
 	if err != nil {
 		m.log.Warn("index snapshot refused; loading the index from the store", "err", err)
-		return false
+		return false, nil
 	}
-	m.log.Info("index snapshot loaded", "observations", n, "stale", stale)
-	return true
+	m.log.Info("index snapshot loaded", "observations", n, "stale", len(since))
+	return true, since
+}
+
+// changedSince returns the observations whose record or vector Badger
+// wrote or deleted after commit timestamp asOf. Badger skips the tables
+// that hold nothing newer, so after a clean stop this reads only what the
+// write-ahead log replayed.
+func changedSince(txn *badger.Txn, asOf uint64) (map[uint64]bool, error) {
+	out := map[uint64]bool{}
+	for _, prefix := range [][]byte{pObs, pVector} {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix, AllVersions: true, SinceTs: asOf})
+		for it.Seek(prefix); it.ValidForPrefix(prefix); it.Next() {
+			k := it.Item().Key()
+			if len(k) != len(prefix)+8 {
+				it.Close()
+				return nil, fmt.Errorf("index snapshot: a key of %q is %d bytes long", prefix, len(k))
+			}
+			out[binary.BigEndian.Uint64(k[len(prefix):])] = true
+		}
+		it.Close()
+	}
+	return out, nil
 }
 
 // writeSnapshot writes the index to the snapshot file (a temporary file,
@@ -97,6 +104,11 @@ func (m *Memory) loadSnapshot(txn *badger.Txn) bool {
 func (m *Memory) writeSnapshot() error {
 	path := m.snapshotFile()
 	if path == "" || !m.indexComplete() {
+		return nil
+	}
+	m.snapMu.Lock()
+	defer m.snapMu.Unlock()
+	if m.indexGap.Load() {
 		return nil
 	}
 	start := time.Now()

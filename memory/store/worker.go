@@ -252,6 +252,9 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 		m.scrubObservation(&o)
 		obs[i], docs[i] = o, DocOf(&o)
 	}
+	// The index and Badger change together, as a snapshot sees them.
+	m.snapMu.RLock()
+	defer m.snapMu.RUnlock()
 	if err := m.index.Add(ctx, docs...); err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
