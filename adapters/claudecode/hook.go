@@ -226,9 +226,10 @@ func (h *hook) run(ctx context.Context) {
 	log.Log(ctx, level, "not delivered; spooled", "method", method, "took", time.Since(h.start), "spool", spool, "err", err)
 }
 
-// call makes the stage's call to the daemon, bounded by ctx. It dials
-// once (Attempts: 1), even when a dying daemon drops the connection during
-// the hello: the stages that spool make up for it.
+// call makes the stage's call to the daemon, bounded by ctx: the hello and
+// the call in one write (rpc.CallOnce). It dials once (Attempts: 1), even
+// when a dying daemon drops the connection during the hello: the stages
+// that spool make up for it.
 func (h *hook) call(ctx context.Context, stage Stage, method string, params, result any) error {
 	if h.cfg.Home == "" {
 		return errors.New("no Mnemo home directory")
@@ -240,15 +241,10 @@ func (h *hook) call(ctx context.Context, stage Stage, method string, params, res
 	// The deadline bounds every read and write, also a write to a daemon
 	// that stopped reading.
 	o.Deadline, _ = ctx.Deadline()
-	c, err := rpc.Connect(ctx, o)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
 	if !stage.Context {
 		result = nil
 	}
-	return c.Call(ctx, method, params, result)
+	return rpc.CallOnce(ctx, o, method, params, result)
 }
 
 // contextAnswer is what the hook reads of the answer of a stage with
