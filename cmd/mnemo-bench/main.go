@@ -4,7 +4,7 @@
 // and talks to the daemon over its socket; only the embedding throughput
 // is measured in-process, with the vector package.
 //
-//	go build -o bin/mnemo ./cmd/mnemo && go build -o bin/mnemo-hook ./cmd/mnemo-hook
+//	just build   # go build -o bin/mnemo ./cmd/mnemo; CGO_ENABLED=0 go build -o bin/mnemo-hook ./cmd/mnemo-hook
 //	go run ./cmd/mnemo-bench -bin bin
 //
 // The data sets (10k and 100k generated observations, with vectors) are
