@@ -17,6 +17,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -261,10 +263,14 @@ func (h *hook) answer(res *contextAnswer) {
 		return
 	}
 	h.answered = true
-	var out Output
-	if res != nil && res.Context != "" {
-		out.HookSpecificOutput = &HookSpecificOutput{HookEventName: h.event, AdditionalContext: res.Context}
+	if res == nil || res.Context == "" {
+		// Output{} encoded, without the encoder: most answers are this.
+		if _, err := io.WriteString(h.cfg.Stdout, "{}\n"); err != nil {
+			h.log.Warn("write answer", "err", err)
+		}
+		return
 	}
+	out := Output{HookSpecificOutput: &HookSpecificOutput{HookEventName: h.event, AdditionalContext: res.Context}}
 	enc := json.NewEncoder(h.cfg.Stdout)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
@@ -282,13 +288,34 @@ type input struct {
 // read reads the payload, waiting at most StdinWait: a stdin that nobody
 // writes or closes must not hold the hook. When the wait ends first it
 // answers, logs and reports false; the read is abandoned.
+//
+// A stdin that is a file (the hook's process: a pipe from Claude Code) is
+// read on this goroutine, each read after a poll(2) bounded by the wait;
+// any other reader on a goroutine of its own.
 func (h *hook) read(ctx context.Context) (input, bool) {
+	wait := h.start.Add(StdinWait)
+	if f, ok := h.cfg.Stdin.(*os.File); ok {
+		if rc, err := f.SyscallConn(); err == nil {
+			var in input
+			cerr := rc.Control(func(fd uintptr) {
+				p, size, err := readPayload(&pollReader{fd: int(fd), deadline: wait, ctx: ctx})
+				in = input{p, size, err}
+			})
+			if cerr == nil {
+				if !errors.Is(in.err, errStdinWait) {
+					return in, true
+				}
+				h.noPayload()
+				return input{}, false
+			}
+		}
+	}
 	done := make(chan input, 1)
 	go func() {
 		p, size, err := readPayload(h.cfg.Stdin)
 		done <- input{p, size, err}
 	}()
-	timer := time.NewTimer(time.Until(h.start.Add(StdinWait)))
+	timer := time.NewTimer(time.Until(wait))
 	defer timer.Stop()
 	select {
 	case in := <-done:
@@ -296,9 +323,57 @@ func (h *hook) read(ctx context.Context) (input, bool) {
 	case <-timer.C:
 	case <-ctx.Done():
 	}
+	h.noPayload()
+	return input{}, false
+}
+
+// noPayload answers, and logs that no payload came in time.
+func (h *hook) noPayload() {
 	h.log.Warn("no payload on stdin in time; not recorded", "event", h.cfg.Event, "wait", StdinWait)
 	h.answer(nil)
-	return input{}, false
+}
+
+// errStdinWait is pollReader's error when its deadline or ctx ended first.
+var errStdinWait = errors.New("no payload on stdin in time")
+
+// pollReader reads the file descriptor fd, waiting with poll(2) for it to
+// be readable until deadline or until ctx ends (checked between reads), so
+// that a read never blocks past them. It leaves the descriptor's flags as
+// they are.
+type pollReader struct {
+	fd       int
+	deadline time.Time
+	ctx      context.Context
+}
+
+func (r *pollReader) Read(p []byte) (int, error) {
+	for {
+		if r.ctx.Err() != nil {
+			return 0, errStdinWait
+		}
+		left := time.Until(r.deadline)
+		if left <= 0 {
+			return 0, errStdinWait
+		}
+		fds := []unix.PollFd{{Fd: int32(r.fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(min(left, 100*time.Millisecond)/time.Millisecond)+1)
+		if errors.Is(err, unix.EINTR) || (err == nil && n == 0) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		k, err := unix.Read(r.fd, p)
+		switch {
+		case errors.Is(err, unix.EINTR), errors.Is(err, unix.EAGAIN):
+			continue
+		case err != nil:
+			return 0, err
+		case k == 0:
+			return 0, io.EOF
+		}
+		return k, nil
+	}
 }
 
 // readPayload decodes one JSON object from r, reading at most
