@@ -1,6 +1,7 @@
 package claudecode
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -298,7 +299,10 @@ func (h *hook) read(ctx context.Context) (input, bool) {
 		if rc, err := f.SyscallConn(); err == nil {
 			var in input
 			cerr := rc.Control(func(fd uintptr) {
-				p, size, err := readPayload(&pollReader{fd: int(fd), deadline: wait, ctx: ctx})
+				// One read gets a payload of up to 64 KB, not the
+				// decoder's growing 512-byte steps.
+				r := bufio.NewReaderSize(&pollReader{fd: int(fd), deadline: wait, ctx: ctx}, 64<<10)
+				p, size, err := readPayload(r)
 				in = input{p, size, err}
 			})
 			if cerr == nil {
