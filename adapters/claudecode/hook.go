@@ -3,13 +3,14 @@ package claudecode
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -50,8 +51,13 @@ type HookConfig struct {
 	// Code keeps a hook's stderr in its debug log.
 	Stderr io.Writer
 	// DaemonCommand starts the daemon when none runs (DaemonCommand()).
-	// Empty: the hook never starts one.
+	// Empty, with DaemonCommandFunc nil: the hook never starts one.
 	DaemonCommand []string
+	// DaemonCommandFunc, when DaemonCommand is empty, returns it; the hook
+	// calls it only once no daemon listens, so that a hook with a daemon
+	// running does not look for the mnemo binary (DaemonCommand(home): a
+	// readlink and a stat, or a PATH search).
+	DaemonCommandFunc func() []string
 	// Now is the clock for spool entries; nil means time.Now.
 	Now func() time.Time
 }
@@ -82,9 +88,13 @@ func mnemoBinary() string {
 }
 
 // NewEventKey returns a fresh idempotency key: 16 random bytes in hex.
+// The key must be unique, not secret: math/rand/v2's generator (ChaCha8,
+// seeded by the kernel at the process's start) gives them without
+// crypto/rand's first-use setup, 40 µs of a hook's few milliseconds.
 func NewEventKey() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	return hex.EncodeToString(b[:])
 }
 
@@ -95,8 +105,9 @@ func NewEventKey() string {
 // It reads the payload from cfg.Stdin (at most MaxPayloadBytes), maps it
 // with Translate, and calls the daemon within the stage's Budget: it
 // connects to the daemon of cfg.Home as rpc.ClientHook, starting it with
-// cfg.DaemonCommand when the stage may (rpc.Connect, lock
-// <home>/run/start.lock), and makes the one call. It prints the answer on
+// cfg.DaemonCommand (or DaemonCommandFunc's) when the stage may (lock
+// <home>/run/start.lock), and makes the one call (rpc.CallOnce). It
+// prints the answer on
 // cfg.Stdout: for the stages whose answer carries context (SessionStart's,
 // a prompt's recall) that context as hookSpecificOutput.additionalContext,
 // else {}, and for events Mnemo does not handle nothing.
@@ -238,6 +249,7 @@ func (h *hook) call(ctx context.Context, stage Stage, method string, params, res
 		return errors.New("no Mnemo home directory")
 	}
 	o := rpc.ConnectOptions{Home: h.cfg.Home, Client: rpc.ClientHook, Attempts: 1}
+	lazy := stage.StartsDaemon && len(h.cfg.DaemonCommand) == 0 && h.cfg.DaemonCommandFunc != nil
 	if stage.StartsDaemon {
 		o.Command = h.cfg.DaemonCommand
 	}
@@ -246,6 +258,16 @@ func (h *hook) call(ctx context.Context, stage Stage, method string, params, res
 	o.Deadline, _ = ctx.Deadline()
 	if !stage.Context {
 		result = nil
+	}
+	err := rpc.CallOnce(ctx, o, method, params, result)
+	if !lazy || !errors.Is(err, rpc.ErrNoDaemon) {
+		return err
+	}
+	// No daemon: now find the command that starts one (under the start
+	// lock, DialOrStart dials again first).
+	o.Command = h.cfg.DaemonCommandFunc()
+	if len(o.Command) == 0 {
+		return err
 	}
 	return rpc.CallOnce(ctx, o, method, params, result)
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -347,6 +348,40 @@ func TestRunHookStartsDaemon(t *testing.T) {
 	calls := childCalls(t, home)
 	if len(calls) != 2 || calls[0].Method != memory.MethodUserPromptSubmit || calls[1].Method != memory.MethodPostToolUse {
 		t.Errorf("daemon got %v", calls)
+	}
+	if e := readSpool(t, home); len(e) > 0 {
+		t.Errorf("spooled %v", e)
+	}
+}
+
+// TestRunHookDaemonCommandFunc: DaemonCommandFunc is called only when no
+// daemon listens; then its daemon is started and gets the call.
+func TestRunHookDaemonCommandFunc(t *testing.T) {
+	home := testHome(t)
+	cmd := childDaemonCommand(t, home, "serve")
+	var looked atomic.Int32
+	run := func(event, file string) string {
+		t.Helper()
+		var stdout bytes.Buffer
+		claudecode.RunHook(context.Background(), claudecode.HookConfig{
+			Home: home, Event: event, Stdin: bytes.NewReader(readPayloadFile(t, file)), Stdout: &stdout,
+			DaemonCommandFunc: func() []string { looked.Add(1); return cmd },
+		})
+		return stdout.String()
+	}
+	wantAnswer(t, run("PostToolUse", "p-bash-004-PostToolUse.json"), "")
+	if n := looked.Load(); n != 1 {
+		t.Errorf("with no daemon: DaemonCommandFunc called %d times, want 1", n)
+	}
+	wantAnswer(t, run("PostToolUse", "p-bash-004-PostToolUse.json"), "")
+	if n := looked.Load(); n != 1 {
+		t.Errorf("with the daemon running: DaemonCommandFunc called %d times in all, want 1", n)
+	}
+	if pids := childPIDs(t, home); len(pids) != 1 {
+		t.Errorf("started %d daemons, want 1", len(pids))
+	}
+	if calls := childCalls(t, home); len(calls) != 2 {
+		t.Errorf("daemon got %v, want 2 calls", calls)
 	}
 	if e := readSpool(t, home); len(e) > 0 {
 		t.Errorf("spooled %v", e)
