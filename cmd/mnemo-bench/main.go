@@ -1,8 +1,9 @@
 // Command mnemo-bench measures Mnemo against the budgets of its design
-// (DESIGN §9) and prints one table. It builds nothing: it runs the mnemo
-// and mnemo-hook binaries of -bin as a user would, in temporary homes,
-// and talks to the daemon over its socket; only the embedding throughput
-// is measured in-process, with the vector package.
+// (DESIGN §9) and prints one table. It builds only the empty Go program
+// the hook is measured against (into its temporary folder); it runs the
+// mnemo and mnemo-hook binaries of -bin as a user would, in temporary
+// homes, and talks to the daemon over its socket; only the embedding
+// throughput is measured in-process, with the vector package.
 //
 //	just build   # go build -o bin/mnemo ./cmd/mnemo; CGO_ENABLED=0 go build -o bin/mnemo-hook ./cmd/mnemo-hook
 //	go run ./cmd/mnemo-bench -bin bin
