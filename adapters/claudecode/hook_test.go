@@ -228,6 +228,52 @@ func TestRunHookStdinNeverCloses(t *testing.T) {
 	}
 }
 
+// TestRunHookStdinFile: a stdin that is a file (an *os.File pipe, as in
+// the hook's process) is read on the hook's goroutine: a payload written
+// whole is delivered at once even when the writer keeps the pipe open; a
+// payload cut short and a pipe nobody writes end at StdinWait.
+func TestRunHookStdinFile(t *testing.T) {
+	payload := readPayloadFile(t, "p-bash-004-PostToolUse.json")
+	for _, tt := range []struct {
+		name      string
+		write     []byte
+		delivered bool
+	}{
+		{"whole payload, pipe left open", payload, true},
+		{"half a payload", payload[:len(payload)/2], false},
+		{"nothing", nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			home := testHome(t)
+			d := startStandIn(t, home)
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close(); w.Close() })
+			if _, err := w.Write(tt.write); err != nil {
+				t.Fatal(err)
+			}
+			var stdout bytes.Buffer
+			start := time.Now()
+			code := claudecode.RunHook(context.Background(), claudecode.HookConfig{Home: home, Event: "PostToolUse", Stdin: r, Stdout: &stdout})
+			took := time.Since(start)
+			if code != 0 || stdout.String() != "{}\n" {
+				t.Errorf("RunHook = %d, stdout %q", code, stdout.String())
+			}
+			if n := len(d.Calls()); (n == 1) != tt.delivered {
+				t.Errorf("daemon got %d calls; want delivered %v", n, tt.delivered)
+			}
+			if tt.delivered && took >= claudecode.StdinWait {
+				t.Errorf("took %v: it waited for the pipe to close", took)
+			}
+			if !tt.delivered && (took < claudecode.StdinWait || took > claudecode.StdinWait+time.Second) {
+				t.Errorf("took %v, want about %v", took, claudecode.StdinWait)
+			}
+		})
+	}
+}
+
 // TestRunHookPrivacyOnTheWire checks what the daemon receives: private
 // parts stripped, an entirely private prompt as the empty marker, secrets
 // redacted.
