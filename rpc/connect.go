@@ -1,13 +1,17 @@
 package rpc
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"syscall"
 	"time"
+
+	"go.lsp.dev/jsonrpc2"
 )
 
 // ConnectOptions say how Connect reaches the daemon of a Mnemo home. Only
@@ -87,19 +91,7 @@ func ConnectConn(ctx context.Context, o ConnectOptions) (net.Conn, error) {
 
 // connectOnce dials (or starts) the daemon once and says hello.
 func connectOnce(ctx context.Context, o ConnectOptions) (net.Conn, error) {
-	var (
-		nc  net.Conn
-		err error
-	)
-	if len(o.Command) > 0 {
-		wait := 5 * time.Second
-		if deadline, ok := ctx.Deadline(); ok {
-			wait = min(wait, max(time.Until(deadline), time.Millisecond))
-		}
-		nc, err = DialOrStart(ctx, StartFor(o.Home, o.Command, wait))
-	} else {
-		nc, err = DialSocket(ctx, SocketPath(o.Home))
-	}
+	nc, err := dial(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +107,127 @@ func connectOnce(ctx context.Context, o ConnectOptions) (net.Conn, error) {
 	return nc, nil
 }
 
-// connectionLost reports whether err says the other end closed the
+// dial connects to the daemon of o.Home, starting one when none listens and
+// o.Command is set.
+func dial(ctx context.Context, o ConnectOptions) (net.Conn, error) {
+	if len(o.Command) == 0 {
+		return DialSocket(ctx, SocketPath(o.Home))
+	}
+	wait := 5 * time.Second
+	if deadline, ok := ctx.Deadline(); ok {
+		wait = min(wait, max(time.Until(deadline), time.Millisecond))
+	}
+	return DialOrStart(ctx, StartFor(o.Home, o.Command, wait))
+}
+
+// CallOnce is Connect, one Call and Close for a client that makes one call
+// per process, such as a hook: the hello and the call go out in one write,
+// and their two answers are read in order, so that the call costs one round
+// trip to the daemon, not two. The daemon handles the hello before it reads
+// the call (RequireHello answers it inline), so the wire is the one Connect
+// and Call make, and a daemon that refuses the hello refuses the call too
+// (-32002) without running it. result nil discards the call's result. No
+// goroutine is started and nothing is left open.
+//
+// Errors: Connect's, from the hello; then Call's: the daemon's error
+// response as an *Error, ctx's error wrapped when ctx ends first, or a
+// transport or decoding error wrapped with the method. A call that ends
+// without its answer may still have run in the daemon.
+func CallOnce(ctx context.Context, o ConnectOptions, method string, params, result any) error {
+	var body []byte
+	if params != nil {
+		b, err := jsonrpc2.DefaultCodec.Marshal(params)
+		if err != nil {
+			return fmt.Errorf("call %s: %w", method, err)
+		}
+		body = b
+	}
+	hello, err := helloParams(o.Client)
+	if err != nil {
+		return err
+	}
+	callID := jsonrpc2.NewNumberID(2)
+	frames := appendFrame(nil, jsonrpc2.AppendCall(nil, helloID, MethodHello, hello))
+	frames = appendFrame(frames, jsonrpc2.AppendCall(nil, callID, method, body))
+
+	attempts := o.Attempts
+	if attempts <= 0 {
+		attempts = 3
+	}
+	for attempt := 1; ; attempt++ {
+		answered, err := callOnce(ctx, o, frames, callID, method, result)
+		if err == nil || answered || attempt >= attempts || !connectionLost(err) {
+			return err
+		}
+		if o.Logger != nil {
+			o.Logger.Debug("daemon connection lost during the handshake; dialing again", "attempt", attempt, "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		}
+	}
+}
+
+// callOnce dials once, writes frames (the hello and the call) and reads
+// their answers. answered says whether the daemon answered the hello.
+func callOnce(ctx context.Context, o ConnectOptions, frames []byte, callID jsonrpc2.ID, method string, result any) (answered bool, err error) {
+	nc, err := dial(ctx, o)
+	if err != nil {
+		return false, err
+	}
+	defer nc.Close()
+	if !o.Deadline.IsZero() {
+		_ = nc.SetDeadline(o.Deadline)
+	}
+	// Once ctx is done, fail the pending I/O; closing the connection then
+	// tells the daemon.
+	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
+
+	if _, err := nc.Write(frames); err != nil {
+		return false, handshakeErr(ctx, err)
+	}
+	r := bufio.NewReader(nc)
+	if _, err := readHelloAnswer(ctx, r, helloID); err != nil {
+		return false, err
+	}
+	resp, err := ReadFrame(r)
+	if err != nil {
+		return true, callErr(ctx, method, err)
+	}
+	msg, err := jsonrpc2.DecodeMessage(resp)
+	if err != nil {
+		return true, fmt.Errorf("call %s: bad response: %w", method, err)
+	}
+	res, ok := msg.(*jsonrpc2.Response)
+	if !ok || res.ID() != callID {
+		return true, fmt.Errorf("call %s: the daemon answered something else", method)
+	}
+	if err := res.Err(); err != nil {
+		if e, ok := errors.AsType[*jsonrpc2.Error](err); ok {
+			return true, fromWire(e)
+		}
+		return true, fmt.Errorf("call %s: %w", method, err)
+	}
+	if result != nil {
+		if err := jsonrpc2.DefaultCodec.Unmarshal(res.Result(), result); err != nil {
+			return true, fmt.Errorf("call %s: bad result: %w", method, err)
+		}
+	}
+	return true, nil
+}
+
+// callErr is an I/O error of a call, as ctx's error when ctx ended first.
+func callErr(ctx context.Context, method string, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("call %s: %w", method, ctx.Err())
+	}
+	return fmt.Errorf("call %s: %w", method, err)
+}
+
+// connectionLost reportswhether err says the other end closed the
 // connection: a daemon that was killed or was exiting.
 func connectionLost(err error) bool {
 	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)

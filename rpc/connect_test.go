@@ -460,3 +460,162 @@ func TestConnectBounds(t *testing.T) {
 		}
 	})
 }
+
+// TestCallOnce: the hello and the call arrive in one write and are
+// answered in order; the call's result, its error answer, a daemon that
+// refuses the hello (the call does not run), a connection lost during the
+// hello (dialed again as Connect does) and a silent daemon (ctx ends it).
+func TestCallOnce(t *testing.T) {
+	t.Run("one write", func(t *testing.T) {
+		home := t.TempDir()
+		first := make(chan []byte, 1)
+		d := newFakeDaemon()
+		d.start(t, home, func(ctx context.Context, n int, nc net.Conn) {
+			// The first read sees both frames, then the connection is
+			// served as usual from what was read and the rest.
+			buf := make([]byte, 4<<10)
+			k, _ := nc.Read(buf)
+			first <- buf[:k]
+			d.serveHello(ctx, &prefixConn{Conn: nc, prefix: buf[:k]})
+		})
+		var sum int
+		if err := rpc.CallOnce(ctxT(t), rpc.ConnectOptions{Home: home, Client: rpc.ClientHook}, "sum", sumParams{A: 2, B: 3}, &sum); err != nil || sum != 5 {
+			t.Fatalf("sum = %d, %v", sum, err)
+		}
+		got := string(<-first)
+		if strings.Count(got, "Content-Length:") != 2 || !strings.Contains(got, `"method":"mnemo/hello"`) || !strings.Contains(got, `"method":"sum"`) {
+			t.Errorf("first read %q: want the hello and the call", got)
+		}
+		if h := <-d.hellos; h.Client != rpc.ClientHook || h.ProtocolVersion != rpc.ProtocolVersion {
+			t.Errorf("hello %+v", h)
+		}
+	})
+	t.Run("error answer", func(t *testing.T) {
+		home := t.TempDir()
+		d := newFakeDaemon()
+		d.start(t, home, func(ctx context.Context, n int, nc net.Conn) { d.serveHello(ctx, nc) })
+		err := rpc.CallOnce(ctxT(t), rpc.ConnectOptions{Home: home, Client: rpc.ClientHook}, "nope", nil, nil)
+		if rpc.CodeOf(err) != rpc.CodeMethodNotFound {
+			t.Errorf("err = %v (code %v), want method not found", err, rpc.CodeOf(err))
+		}
+	})
+	t.Run("version mismatch", func(t *testing.T) {
+		home := t.TempDir()
+		var ran atomic.Bool
+		m := rpc.NewMux(nil)
+		rpc.Handle(m, "sum", func(ctx context.Context, p sumParams) (int, error) { ran.Store(true); return 0, nil })
+		newFakeDaemon().start(t, home, func(ctx context.Context, n int, nc net.Conn) {
+			c := rpc.Serve(ctx, nc, rpc.RequireHello(m.Handler(), testServerVersion, nil))
+			<-c.Done()
+		})
+		// A newer client's hello and call, in one write as CallOnce sends
+		// them: the daemon refuses both.
+		o := rpc.ConnectOptions{Home: home, Client: rpc.ClientHook}
+		nc, err := rpc.DialSocket(ctxT(t), rpc.SocketPath(home))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := newRawPeer(t, nc)
+		frame := func(body string) string { return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body) }
+		p.sendRaw(frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"mnemo/hello","params":{"protocolVersion":%d,"client":"hook"}}`, rpc.ProtocolVersion+1)) +
+			frame(`{"jsonrpc":"2.0","id":2,"method":"sum","params":{"a":1,"b":2}}`))
+		if m := p.read(); m.Error == nil || m.Error.Code != int(rpc.CodeVersionMismatch.Wire()) {
+			t.Errorf("hello answer %+v, want a version mismatch", m)
+		}
+		if m := p.read(); m.Error == nil || m.Error.Code != int(rpc.CodeNotInitialized.Wire()) {
+			t.Errorf("call answer %+v, want handshake required", m)
+		}
+		nc.Close()
+		if ran.Load() {
+			t.Error("the call ran after a refused hello")
+		}
+		// And CallOnce's own hello is accepted by the same daemon.
+		var sum int
+		if err := rpc.CallOnce(ctxT(t), o, "sum", sumParams{A: 1, B: 2}, &sum); err != nil || !ran.Load() {
+			t.Errorf("CallOnce: %v, ran %v", err, ran.Load())
+		}
+	})
+	t.Run("daemon of another version", func(t *testing.T) {
+		// A daemon that answers the hello with another version.
+		home := t.TempDir()
+		newFakeDaemon().start(t, home, func(ctx context.Context, n int, nc net.Conn) {
+			c := rpc.Serve(ctx, nc, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
+				if req.Method() == rpc.MethodHello {
+					return rpc.HelloResult{ProtocolVersion: rpc.ProtocolVersion + 1, ServerVersion: "9.9.9", PID: 4242}, nil
+				}
+				return nil, &jsonrpc2.Error{Code: rpc.CodeNotInitialized.Wire(), Message: "no"}
+			})
+			<-c.Done()
+		})
+		err := rpc.CallOnce(ctxT(t), rpc.ConnectOptions{Home: home, Client: rpc.ClientHook}, "sum", sumParams{}, nil)
+		if !errors.Is(err, rpc.ErrVersionMismatch) {
+			t.Errorf("err = %v, want a version mismatch", err)
+		}
+	})
+	t.Run("lost during the hello", func(t *testing.T) {
+		for _, tt := range []struct {
+			attempts, wantDial int
+			wantOK             bool
+		}{{attempts: 0, wantDial: 2, wantOK: true}, {attempts: 1, wantDial: 1}} {
+			home := t.TempDir()
+			d := newFakeDaemon()
+			d.start(t, home, func(ctx context.Context, n int, nc net.Conn) {
+				if n == 1 {
+					reset(nc)
+					return
+				}
+				d.serveHello(ctx, nc)
+			})
+			var sum int
+			err := rpc.CallOnce(ctxT(t), rpc.ConnectOptions{Home: home, Client: rpc.ClientHook, Attempts: tt.attempts}, "sum", sumParams{A: 2, B: 3}, &sum)
+			if (err == nil) != tt.wantOK || (tt.wantOK && sum != 5) {
+				t.Errorf("attempts %d: sum %d, err %v; want ok %v", tt.attempts, sum, err, tt.wantOK)
+			}
+			if n := int(d.conns.Load()); n != tt.wantDial {
+				t.Errorf("attempts %d: %d dials, want %d", tt.attempts, n, tt.wantDial)
+			}
+		}
+	})
+	t.Run("silent daemon", func(t *testing.T) {
+		home := t.TempDir()
+		newFakeDaemon().start(t, home, func(ctx context.Context, n int, nc net.Conn) {
+			nc.Read(make([]byte, 1<<10))
+			<-ctx.Done()
+		})
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		err := rpc.CallOnce(ctx, rpc.ConnectOptions{Home: home, Client: rpc.ClientHook}, "sum", sumParams{}, nil)
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want the deadline", err)
+		}
+		if took := time.Since(start); took > 2*time.Second {
+			t.Errorf("took %v with a 200ms deadline", took)
+		}
+	})
+	t.Run("hanging call", func(t *testing.T) {
+		home := t.TempDir()
+		d := newFakeDaemon()
+		d.start(t, home, func(ctx context.Context, n int, nc net.Conn) { d.serveHello(ctx, nc) })
+		o := rpc.ConnectOptions{Home: home, Client: rpc.ClientHook, Deadline: time.Now().Add(200 * time.Millisecond)}
+		err := rpc.CallOnce(context.Background(), o, "hang", nil, nil)
+		if err == nil || !strings.Contains(err.Error(), "call hang") {
+			t.Errorf("err = %v, want the call's I/O deadline", err)
+		}
+	})
+}
+
+// prefixConn reads prefix before the connection.
+type prefixConn struct {
+	net.Conn
+	prefix []byte
+}
+
+func (c *prefixConn) Read(p []byte) (int, error) {
+	if len(c.prefix) > 0 {
+		n := copy(p, c.prefix)
+		c.prefix = c.prefix[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}

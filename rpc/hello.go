@@ -140,17 +140,37 @@ func Handshake(ctx context.Context, rw io.ReadWriter, client string) (HelloResul
 			_ = d.SetDeadline(time.Time{})
 		}()
 	}
-	params, err := jsonrpc2.DefaultCodec.Marshal(Hello{ProtocolVersion: ProtocolVersion, Client: client, PID: os.Getpid()})
+	params, err := helloParams(client)
 	if err != nil {
 		return HelloResult{}, err
 	}
-	id := jsonrpc2.NewNumberID(1)
-	body := jsonrpc2.AppendCall(nil, id, MethodHello, params)
-	frame := append(fmt.Appendf(nil, "Content-Length: %d\r\n\r\n", len(body)), body...)
-	if _, err := rw.Write(frame); err != nil {
+	if _, err := rw.Write(appendFrame(nil, jsonrpc2.AppendCall(nil, helloID, MethodHello, params))); err != nil {
 		return HelloResult{}, handshakeErr(ctx, err)
 	}
-	resp, err := ReadFrame(rw)
+	return readHelloAnswer(ctx, rw, helloID)
+}
+
+// helloID is the id of the hello a client sends first.
+var helloID = jsonrpc2.NewNumberID(1)
+
+// helloParams are the params of the hello of a client of kind client.
+func helloParams(client string) (jsonrpc2.RawMessage, error) {
+	return jsonrpc2.DefaultCodec.Marshal(Hello{ProtocolVersion: ProtocolVersion, Client: client, PID: os.Getpid()})
+}
+
+// appendFrame appends body to dst with its LSP header.
+func appendFrame(dst, body []byte) []byte {
+	dst = append(dst, "Content-Length: "...)
+	dst = strconv.AppendInt(dst, int64(len(body)), 10)
+	dst = append(dst, "\r\n\r\n"...)
+	return append(dst, body...)
+}
+
+// readHelloAnswer reads the answer to the hello of id from r: the
+// daemon's HelloResult, or Client.Hello's errors, or an I/O error
+// (handshakeErr).
+func readHelloAnswer(ctx context.Context, r io.Reader, id jsonrpc2.ID) (HelloResult, error) {
+	resp, err := ReadFrame(r)
 	if err != nil {
 		return HelloResult{}, handshakeErr(ctx, err)
 	}
@@ -158,24 +178,24 @@ func Handshake(ctx context.Context, rw io.ReadWriter, client string) (HelloResul
 	if err != nil {
 		return HelloResult{}, fmt.Errorf("handshake: bad response: %w", err)
 	}
-	r, ok := msg.(*jsonrpc2.Response)
-	if !ok || r.ID() != id {
+	res, ok := msg.(*jsonrpc2.Response)
+	if !ok || res.ID() != id {
 		return HelloResult{}, errors.New("handshake: the daemon did not answer mnemo/hello")
 	}
-	if err := r.Err(); err != nil {
+	if err := res.Err(); err != nil {
 		if e, ok := errors.AsType[*jsonrpc2.Error](err); ok {
 			return HelloResult{}, fromWire(e)
 		}
 		return HelloResult{}, err
 	}
-	var res HelloResult
-	if err := jsonrpc2.DefaultCodec.Unmarshal(r.Result(), &res); err != nil {
+	var hr HelloResult
+	if err := jsonrpc2.DefaultCodec.Unmarshal(res.Result(), &hr); err != nil {
 		return HelloResult{}, fmt.Errorf("handshake: bad result: %w", err)
 	}
-	if res.ProtocolVersion != ProtocolVersion {
-		return res, versionMismatch(ProtocolVersion, res.ProtocolVersion, res.ServerVersion, res.PID)
+	if hr.ProtocolVersion != ProtocolVersion {
+		return hr, versionMismatch(ProtocolVersion, hr.ProtocolVersion, hr.ServerVersion, hr.PID)
 	}
-	return res, nil
+	return hr, nil
 }
 
 func handshakeErr(ctx context.Context, err error) error {

@@ -1,14 +1,16 @@
 package claudecode
 
 import (
+	"bufio"
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/mnemo-dev/mnemo/rpc"
 )
@@ -47,8 +51,13 @@ type HookConfig struct {
 	// Code keeps a hook's stderr in its debug log.
 	Stderr io.Writer
 	// DaemonCommand starts the daemon when none runs (DaemonCommand()).
-	// Empty: the hook never starts one.
+	// Empty, with DaemonCommandFunc nil: the hook never starts one.
 	DaemonCommand []string
+	// DaemonCommandFunc, when DaemonCommand is empty, returns it; the hook
+	// calls it only once no daemon listens, so that a hook with a daemon
+	// running does not look for the mnemo binary (DaemonCommand(home): a
+	// readlink and a stat, or a PATH search).
+	DaemonCommandFunc func() []string
 	// Now is the clock for spool entries; nil means time.Now.
 	Now func() time.Time
 }
@@ -79,9 +88,13 @@ func mnemoBinary() string {
 }
 
 // NewEventKey returns a fresh idempotency key: 16 random bytes in hex.
+// The key must be unique, not secret: math/rand/v2's generator (ChaCha8,
+// seeded by the kernel at the process's start) gives them without
+// crypto/rand's first-use setup, 40 µs of a hook's few milliseconds.
 func NewEventKey() string {
 	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	binary.LittleEndian.PutUint64(b[:8], rand.Uint64())
+	binary.LittleEndian.PutUint64(b[8:], rand.Uint64())
 	return hex.EncodeToString(b[:])
 }
 
@@ -92,8 +105,9 @@ func NewEventKey() string {
 // It reads the payload from cfg.Stdin (at most MaxPayloadBytes), maps it
 // with Translate, and calls the daemon within the stage's Budget: it
 // connects to the daemon of cfg.Home as rpc.ClientHook, starting it with
-// cfg.DaemonCommand when the stage may (rpc.Connect, lock
-// <home>/run/start.lock), and makes the one call. It prints the answer on
+// cfg.DaemonCommand (or DaemonCommandFunc's) when the stage may (lock
+// <home>/run/start.lock), and makes the one call (rpc.CallOnce). It
+// prints the answer on
 // cfg.Stdout: for the stages whose answer carries context (SessionStart's,
 // a prompt's recall) that context as hookSpecificOutput.additionalContext,
 // else {}, and for events Mnemo does not handle nothing.
@@ -226,29 +240,36 @@ func (h *hook) run(ctx context.Context) {
 	log.Log(ctx, level, "not delivered; spooled", "method", method, "took", time.Since(h.start), "spool", spool, "err", err)
 }
 
-// call makes the stage's call to the daemon, bounded by ctx. It dials
-// once (Attempts: 1), even when a dying daemon drops the connection during
-// the hello: the stages that spool make up for it.
+// call makes the stage's call to the daemon, bounded by ctx: the hello and
+// the call in one write (rpc.CallOnce). It dials once (Attempts: 1), even
+// when a dying daemon drops the connection during the hello: the stages
+// that spool make up for it.
 func (h *hook) call(ctx context.Context, stage Stage, method string, params, result any) error {
 	if h.cfg.Home == "" {
 		return errors.New("no Mnemo home directory")
 	}
 	o := rpc.ConnectOptions{Home: h.cfg.Home, Client: rpc.ClientHook, Attempts: 1}
+	lazy := stage.StartsDaemon && len(h.cfg.DaemonCommand) == 0 && h.cfg.DaemonCommandFunc != nil
 	if stage.StartsDaemon {
 		o.Command = h.cfg.DaemonCommand
 	}
 	// The deadline bounds every read and write, also a write to a daemon
 	// that stopped reading.
 	o.Deadline, _ = ctx.Deadline()
-	c, err := rpc.Connect(ctx, o)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
 	if !stage.Context {
 		result = nil
 	}
-	return c.Call(ctx, method, params, result)
+	err := rpc.CallOnce(ctx, o, method, params, result)
+	if !lazy || !errors.Is(err, rpc.ErrNoDaemon) {
+		return err
+	}
+	// No daemon: now find the command that starts one (under the start
+	// lock, DialOrStart dials again first).
+	o.Command = h.cfg.DaemonCommandFunc()
+	if len(o.Command) == 0 {
+		return err
+	}
+	return rpc.CallOnce(ctx, o, method, params, result)
 }
 
 // contextAnswer is what the hook reads of the answer of a stage with
@@ -265,10 +286,14 @@ func (h *hook) answer(res *contextAnswer) {
 		return
 	}
 	h.answered = true
-	var out Output
-	if res != nil && res.Context != "" {
-		out.HookSpecificOutput = &HookSpecificOutput{HookEventName: h.event, AdditionalContext: res.Context}
+	if res == nil || res.Context == "" {
+		// Output{} encoded, without the encoder: most answers are this.
+		if _, err := io.WriteString(h.cfg.Stdout, "{}\n"); err != nil {
+			h.log.Warn("write answer", "err", err)
+		}
+		return
 	}
+	out := Output{HookSpecificOutput: &HookSpecificOutput{HookEventName: h.event, AdditionalContext: res.Context}}
 	enc := json.NewEncoder(h.cfg.Stdout)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(out); err != nil {
@@ -286,13 +311,37 @@ type input struct {
 // read reads the payload, waiting at most StdinWait: a stdin that nobody
 // writes or closes must not hold the hook. When the wait ends first it
 // answers, logs and reports false; the read is abandoned.
+//
+// A stdin that is a file (the hook's process: a pipe from Claude Code) is
+// read on this goroutine, each read after a poll(2) bounded by the wait;
+// any other reader on a goroutine of its own.
 func (h *hook) read(ctx context.Context) (input, bool) {
+	wait := h.start.Add(StdinWait)
+	if f, ok := h.cfg.Stdin.(*os.File); ok {
+		if rc, err := f.SyscallConn(); err == nil {
+			var in input
+			cerr := rc.Control(func(fd uintptr) {
+				// One read gets a payload of up to 64 KB, not the
+				// decoder's growing 512-byte steps.
+				r := bufio.NewReaderSize(&pollReader{fd: int(fd), deadline: wait, ctx: ctx}, 64<<10)
+				p, size, err := readPayload(r)
+				in = input{p, size, err}
+			})
+			if cerr == nil {
+				if !errors.Is(in.err, errStdinWait) {
+					return in, true
+				}
+				h.noPayload()
+				return input{}, false
+			}
+		}
+	}
 	done := make(chan input, 1)
 	go func() {
 		p, size, err := readPayload(h.cfg.Stdin)
 		done <- input{p, size, err}
 	}()
-	timer := time.NewTimer(time.Until(h.start.Add(StdinWait)))
+	timer := time.NewTimer(time.Until(wait))
 	defer timer.Stop()
 	select {
 	case in := <-done:
@@ -300,9 +349,57 @@ func (h *hook) read(ctx context.Context) (input, bool) {
 	case <-timer.C:
 	case <-ctx.Done():
 	}
+	h.noPayload()
+	return input{}, false
+}
+
+// noPayload answers, and logs that no payload came in time.
+func (h *hook) noPayload() {
 	h.log.Warn("no payload on stdin in time; not recorded", "event", h.cfg.Event, "wait", StdinWait)
 	h.answer(nil)
-	return input{}, false
+}
+
+// errStdinWait is pollReader's error when its deadline or ctx ended first.
+var errStdinWait = errors.New("no payload on stdin in time")
+
+// pollReader reads the file descriptor fd, waiting with poll(2) for it to
+// be readable until deadline or until ctx ends (checked between reads), so
+// that a read never blocks past them. It leaves the descriptor's flags as
+// they are.
+type pollReader struct {
+	fd       int
+	deadline time.Time
+	ctx      context.Context
+}
+
+func (r *pollReader) Read(p []byte) (int, error) {
+	for {
+		if r.ctx.Err() != nil {
+			return 0, errStdinWait
+		}
+		left := time.Until(r.deadline)
+		if left <= 0 {
+			return 0, errStdinWait
+		}
+		fds := []unix.PollFd{{Fd: int32(r.fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, int(min(left, 100*time.Millisecond)/time.Millisecond)+1)
+		if errors.Is(err, unix.EINTR) || (err == nil && n == 0) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		k, err := unix.Read(r.fd, p)
+		switch {
+		case errors.Is(err, unix.EINTR), errors.Is(err, unix.EAGAIN):
+			continue
+		case err != nil:
+			return 0, err
+		case k == 0:
+			return 0, io.EOF
+		}
+		return k, nil
+	}
 }
 
 // readPayload decodes one JSON object from r, reading at most

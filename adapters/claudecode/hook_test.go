@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -227,6 +228,52 @@ func TestRunHookStdinNeverCloses(t *testing.T) {
 	}
 }
 
+// TestRunHookStdinFile: a stdin that is a file (an *os.File pipe, as in
+// the hook's process) is read on the hook's goroutine: a payload written
+// whole is delivered at once even when the writer keeps the pipe open; a
+// payload cut short and a pipe nobody writes end at StdinWait.
+func TestRunHookStdinFile(t *testing.T) {
+	payload := readPayloadFile(t, "p-bash-004-PostToolUse.json")
+	for _, tt := range []struct {
+		name      string
+		write     []byte
+		delivered bool
+	}{
+		{"whole payload, pipe left open", payload, true},
+		{"half a payload", payload[:len(payload)/2], false},
+		{"nothing", nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			home := testHome(t)
+			d := startStandIn(t, home)
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { r.Close(); w.Close() })
+			if _, err := w.Write(tt.write); err != nil {
+				t.Fatal(err)
+			}
+			var stdout bytes.Buffer
+			start := time.Now()
+			code := claudecode.RunHook(context.Background(), claudecode.HookConfig{Home: home, Event: "PostToolUse", Stdin: r, Stdout: &stdout})
+			took := time.Since(start)
+			if code != 0 || stdout.String() != "{}\n" {
+				t.Errorf("RunHook = %d, stdout %q", code, stdout.String())
+			}
+			if n := len(d.Calls()); (n == 1) != tt.delivered {
+				t.Errorf("daemon got %d calls; want delivered %v", n, tt.delivered)
+			}
+			if tt.delivered && took >= claudecode.StdinWait {
+				t.Errorf("took %v: it waited for the pipe to close", took)
+			}
+			if !tt.delivered && (took < claudecode.StdinWait || took > claudecode.StdinWait+time.Second) {
+				t.Errorf("took %v, want about %v", took, claudecode.StdinWait)
+			}
+		})
+	}
+}
+
 // TestRunHookPrivacyOnTheWire checks what the daemon receives: private
 // parts stripped, an entirely private prompt as the empty marker, secrets
 // redacted.
@@ -347,6 +394,40 @@ func TestRunHookStartsDaemon(t *testing.T) {
 	calls := childCalls(t, home)
 	if len(calls) != 2 || calls[0].Method != memory.MethodUserPromptSubmit || calls[1].Method != memory.MethodPostToolUse {
 		t.Errorf("daemon got %v", calls)
+	}
+	if e := readSpool(t, home); len(e) > 0 {
+		t.Errorf("spooled %v", e)
+	}
+}
+
+// TestRunHookDaemonCommandFunc: DaemonCommandFunc is called only when no
+// daemon listens; then its daemon is started and gets the call.
+func TestRunHookDaemonCommandFunc(t *testing.T) {
+	home := testHome(t)
+	cmd := childDaemonCommand(t, home, "serve")
+	var looked atomic.Int32
+	run := func(event, file string) string {
+		t.Helper()
+		var stdout bytes.Buffer
+		claudecode.RunHook(context.Background(), claudecode.HookConfig{
+			Home: home, Event: event, Stdin: bytes.NewReader(readPayloadFile(t, file)), Stdout: &stdout,
+			DaemonCommandFunc: func() []string { looked.Add(1); return cmd },
+		})
+		return stdout.String()
+	}
+	wantAnswer(t, run("PostToolUse", "p-bash-004-PostToolUse.json"), "")
+	if n := looked.Load(); n != 1 {
+		t.Errorf("with no daemon: DaemonCommandFunc called %d times, want 1", n)
+	}
+	wantAnswer(t, run("PostToolUse", "p-bash-004-PostToolUse.json"), "")
+	if n := looked.Load(); n != 1 {
+		t.Errorf("with the daemon running: DaemonCommandFunc called %d times in all, want 1", n)
+	}
+	if pids := childPIDs(t, home); len(pids) != 1 {
+		t.Errorf("started %d daemons, want 1", len(pids))
+	}
+	if calls := childCalls(t, home); len(calls) != 2 {
+		t.Errorf("daemon got %v, want 2 calls", calls)
 	}
 	if e := readSpool(t, home); len(e) > 0 {
 		t.Errorf("spooled %v", e)

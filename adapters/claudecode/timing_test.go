@@ -14,12 +14,13 @@ import (
 // finds its build and module caches through HOME, which the tests change.
 var goEnv = os.Environ()
 
-// buildHook builds cmd/mnemo-hook into a temporary folder.
+// buildHook builds cmd/mnemo-hook into a temporary folder, static as
+// `just build` builds it.
 func buildHook(tb testing.TB) string {
 	tb.Helper()
 	bin := filepath.Join(tb.TempDir(), "mnemo-hook")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/mnemo-dev/mnemo/cmd/mnemo-hook")
-	cmd.Env = slices.Concat(goEnv, []string{"GOPROXY=off"})
+	cmd.Env = slices.Concat(goEnv, []string{"GOPROXY=off", "CGO_ENABLED=0"})
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		tb.Fatalf("go build: %v\n%s", err, out)

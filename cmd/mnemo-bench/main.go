@@ -1,10 +1,11 @@
 // Command mnemo-bench measures Mnemo against the budgets of its design
-// (DESIGN §9) and prints one table. It builds nothing: it runs the mnemo
-// and mnemo-hook binaries of -bin as a user would, in temporary homes,
-// and talks to the daemon over its socket; only the embedding throughput
-// is measured in-process, with the vector package.
+// (DESIGN §9) and prints one table. It builds only the empty Go program
+// the hook is measured against (into its temporary folder); it runs the
+// mnemo and mnemo-hook binaries of -bin as a user would, in temporary
+// homes, and talks to the daemon over its socket; only the embedding
+// throughput is measured in-process, with the vector package.
 //
-//	go build -o bin/mnemo ./cmd/mnemo && go build -o bin/mnemo-hook ./cmd/mnemo-hook
+//	just build   # go build -o bin/mnemo ./cmd/mnemo; CGO_ENABLED=0 go build -o bin/mnemo-hook ./cmd/mnemo-hook
 //	go run ./cmd/mnemo-bench -bin bin
 //
 // The data sets (10k and 100k generated observations, with vectors) are
@@ -385,6 +386,16 @@ func (b *bench) rows() []row {
 				fmt.Sprintf("%d runs, same loop: process start, payload read, exit, no socket; %s%s", len(h.floor.times), ratio(h.floor.times.p50()), fails(h.floor))},
 			row{"/bin/true, start to exit (reference)", p50p99(h.binTrue.times), "", "", fmt.Sprintf("%d runs, same loop", len(h.binTrue.times))},
 		)
+		if goP50 := h.emptyGo.times.p50(); goP50 > 0 {
+			over := float64(h.postToolUse.times.p50()) / float64(goP50)
+			rows = append(rows,
+				row{"empty Go program, start to exit (reference)", p50p99(h.emptyGo.times), "", "",
+					fmt.Sprintf("%d runs, same loop: `package main; func main() {}` built by the benchmark into its temporary folder (CGO_ENABLED=0); %s", len(h.emptyGo.times), ratio(goP50))},
+				row{"hook PostToolUse beyond process start", fmt.Sprintf("p50 %.2f× an empty Go program", over), "p50 ≤ 1.5× an empty Go program", verdict(over <= 1.5),
+					fmt.Sprintf("the PostToolUse row's p50 over the empty Go program's, same loop; the unhandled event's is %.2f×", float64(h.floor.times.p50())/float64(goP50))})
+		} else {
+			rows = append(rows, row{"empty Go program, start to exit (reference)", "—", "", "", h.emptyGo.note})
+		}
 		if len(h.baseline.times) > 0 {
 			rows = append(rows, row{"hook PostToolUse, -baseline-hook build (reference)", p50p99(h.baseline.times), "", "",
 				fmt.Sprintf("%d runs, same loop and daemon; this build's p50 is %.2f× it%s", len(h.baseline.times), float64(h.postToolUse.times.p50())/float64(h.baseline.times.p50()), fails(h.baseline))})

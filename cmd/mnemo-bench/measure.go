@@ -109,6 +109,7 @@ type processResult struct {
 // interleaved in one loop.
 type hookResults struct {
 	postToolUse, sessionStart, binTrue, node, floor processResult
+	emptyGo                                         processResult // an empty Go program (buildEmptyGo)
 	baseline                                        processResult // PostToolUse with -baseline-hook
 	undelivered                                     int
 	contextBytes                                    int
@@ -116,9 +117,10 @@ type hookResults struct {
 }
 
 // measureHooks runs mnemo-hook for PostToolUse and SessionStart against the
-// running daemon of e, n times each, interleaved with /bin/true and
-// node with an empty script (nodeN times), in a shuffled order per round.
-// A baseline hook binary, when given, runs PostToolUse in the same rounds.
+// running daemon of e, n times each, interleaved with /bin/true, an empty
+// Go program (buildEmptyGo) and node with an empty script (nodeN times), in
+// a shuffled order per round. A baseline hook binary, when given, runs
+// PostToolUse in the same rounds.
 func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir string, n, nodeN int, baseline string) (hookResults, error) {
 	res := hookResults{
 		postToolUse:  processResult{name: "hook PostToolUse"},
@@ -126,6 +128,11 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 		binTrue:      processResult{name: "/bin/true"},
 		node:         processResult{name: "node -e ''"},
 		floor:        processResult{name: "mnemo-hook, unhandled event"},
+		emptyGo:      processResult{name: "empty Go program"},
+	}
+	emptyGo, err := buildEmptyGo(ctx, filepath.Dir(e.userHome))
+	if err != nil {
+		res.emptyGo.note = err.Error()
 	}
 	nodePath, nodeErr := exec.LookPath("node")
 	if nodeErr != nil {
@@ -199,6 +206,9 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 		if baseline != "" {
 			steps = append(steps, 5)
 		}
+		if emptyGo != "" {
+			steps = append(steps, 6)
+		}
 		r.Shuffle(len(steps), func(a, b int) { steps[a], steps[b] = steps[b], steps[a] })
 		for _, s := range steps {
 			switch s {
@@ -220,6 +230,8 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 			case 5:
 				run(&res.baseline, []string{baseline, "PostToolUse"}, ptu(n+warm+round), checkPTU, record)
 				ptuRuns++
+			case 6:
+				run(&res.emptyGo, []string{emptyGo}, payload, nil, record)
 			}
 		}
 		if ctx.Err() != nil {
@@ -249,6 +261,28 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 		time.Sleep(200 * time.Millisecond)
 	}
 	return res, nil
+}
+
+// buildEmptyGo builds `package main; func main() {}` with the go command
+// that runs the benchmark (CGO_ENABLED=0, as `just build` builds the hook)
+// into dir and returns the binary: the floor of any Go program's start to
+// exit, which DESIGN §9 measures the hook against.
+func buildEmptyGo(ctx context.Context, dir string) (string, error) {
+	src := filepath.Join(dir, "emptygo", "main.go")
+	if err := os.MkdirAll(filepath.Dir(src), 0o700); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(src, []byte("package main\n\nfunc main() {}\n"), 0o600); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "emptygo", "emptygo")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "main.go")
+	cmd.Dir = filepath.Dir(src)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GO111MODULE=on", "GOFLAGS=-buildvcs=false")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build the empty Go program: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return bin, nil
 }
 
 // ingestResult is the acknowledged ingest over the socket.

@@ -21,7 +21,7 @@ func main() {
 		cfg.Event = os.Args[1]
 	}
 	if home, err := rpc.Home(); err == nil {
-		cfg.Home, cfg.DaemonCommand = home, claudecode.DaemonCommand(home)
+		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return claudecode.DaemonCommand(home) }
 	}
 	os.Exit(claudecode.RunHook(context.Background(), cfg))
 }
