@@ -1,13 +1,14 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -73,10 +74,14 @@ func (m *Memory) loadIndex(ctx context.Context) error {
 		}
 		vectors := map[uint64][]float32{}
 		if reuse {
+			dim := m.index.Embedder().Dim()
 			err := scan(txn, pVector, false, func(item *badger.Item) error {
 				k := item.Key()
 				return item.Value(func(b []byte) error {
-					vectors[binary.BigEndian.Uint64(k[len(k)-8:])] = decodeVector(b)
+					// A vector that does not decode is embedded again.
+					if v, err := decodeVector(b, dim); err == nil {
+						vectors[binary.BigEndian.Uint64(k[len(k)-8:])] = v
+					}
 					return nil
 				})
 			})
@@ -86,7 +91,7 @@ func (m *Memory) loadIndex(ctx context.Context) error {
 		}
 		return scan(txn, pObs, false, func(item *badger.Item) error {
 			var o memory.Observation
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &o) }); err != nil {
 				return err
 			}
 			d := DocOf(&o)
@@ -138,6 +143,9 @@ func (m *Memory) embedMissing(ctx context.Context, docs []vector.Doc) {
 
 // indexDocs adds docs to the index and stores the vectors it computed.
 func (m *Memory) indexDocs(ctx context.Context, docs []vector.Doc) error {
+	if err := m.embedDocs(ctx, docs); err != nil {
+		return err
+	}
 	if err := m.index.Add(ctx, docs...); err != nil {
 		return err
 	}
@@ -154,6 +162,41 @@ func (m *Memory) indexDocs(ctx context.Context, docs []vector.Doc) error {
 	return wb.Flush()
 }
 
+// embedDocs gives each doc the vector the store keeps for it: the
+// embedder's (computed here when the doc has none), through int8 and back
+// (vectorcodec.go), so that the index holds now what it loads after a
+// restart. A doc with nothing to embed keeps a nil vector. It embeds on
+// all CPUs.
+func (m *Memory) embedDocs(ctx context.Context, docs []vector.Doc) error {
+	emb := m.index.Embedder()
+	dim := emb.Dim()
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/16))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(docs) && ctx.Err() == nil; i += workers {
+				d := &docs[i]
+				if len(d.Vector) != dim {
+					v, err := emb.Embed(ctx, d.EmbedText())
+					if errors.Is(err, vector.ErrNoText) {
+						d.Vector = nil
+						continue
+					}
+					if err != nil {
+						errs[w] = fmt.Errorf("embed doc %d: %w", d.ID, err)
+						return
+					}
+					d.Vector = v
+				}
+				d.Vector = roundVector(d.Vector)
+			}
+		})
+	}
+	wg.Wait()
+	return cmp.Or(errors.Join(errs...), ctx.Err())
+}
+
 // indexObservations adds freshly stored observations to the index. A
 // failure is logged: the observation is stored, and the next start indexes
 // it.
@@ -168,22 +211,6 @@ func (m *Memory) indexObservations(ctx context.Context, obs []memory.Observation
 	if err := m.indexDocs(ctx, docs); err != nil {
 		m.log.Error("index observations", "err", err)
 	}
-}
-
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 0, 4*len(v))
-	for _, f := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
-	}
-	return b
-}
-
-func decodeVector(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
 }
 
 // Search ranks observations by keywords and meaning together (or lists
@@ -247,7 +274,7 @@ func (m *Memory) Reindex(ctx context.Context) (int, error) {
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, pObs, false, func(item *badger.Item) error {
 			var o memory.Observation
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &o) }); err != nil {
 				return err
 			}
 			docs = append(docs, DocOf(&o))

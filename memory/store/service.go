@@ -145,7 +145,7 @@ func (m *Memory) recover(ctx context.Context) error {
 	return m.store.update(ctx, func(txn *badger.Txn) error {
 		return scan(txn, pSession, false, func(item *badger.Item) error {
 			var s memory.Session
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &s) }); err != nil {
 				return err
 			}
 			if s.Status == memory.StatusCompleted || !s.HasMemorySession() || s.ForceInit {
@@ -413,7 +413,7 @@ func (m *Memory) Sessions(ctx context.Context) ([]memory.Session, error) {
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, pSession, true, func(item *badger.Item) error {
 			var s memory.Session
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &s) }); err != nil {
 				return err
 			}
 			out = append(out, s)
@@ -429,7 +429,7 @@ func (m *Memory) Prompts(ctx context.Context, sessionID uint64) ([]memory.Prompt
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, key(pPrompt, be64(sessionID)), false, func(item *badger.Item) error {
 			var p memory.Prompt
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &p) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &p) }); err != nil {
 				return err
 			}
 			out = append(out, p)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,7 +18,10 @@ import (
 
 // SchemaVersion is the layout of keys and values this Mnemo writes. Open
 // migrates older layouts and refuses newer ones.
-const SchemaVersion = 1
+//
+//	1  plain JSON values, vectors as float32s
+//	2  values in frames (codec.go), vectors as int8s with a scale (vectorcodec.go)
+const SchemaVersion = 2
 
 // Key layout. Every key starts with a short prefix; numbers are big-endian
 // so that byte order is numeric order.
@@ -38,7 +40,7 @@ const SchemaVersion = 1
 //	m/<mid>                             Summary
 //	i/mp/<project>\x00<time><mid>       project+time index of summaries
 //	q/<eid>                             Event (the durable queue)
-//	v/<oid>                             embedding vector (little-endian float32s)
+//	v/<oid>                             embedding vector (vectorcodec.go)
 //	x/<xid>                             context injection audit
 //	i/xs/<contentSessionId>\x00<xid>    a content session's injections
 //	i/ek/<eventKey>                     result of an idempotent call (TTL)
@@ -84,7 +86,7 @@ func rememberEvent(txn *badger.Txn, k string, result any) error {
 	if k == "" {
 		return nil
 	}
-	b, err := json.Marshal(result)
+	b, err := marshalValue(result)
 	if err != nil {
 		return err
 	}
@@ -227,6 +229,18 @@ func (s *database) checkSchema() error {
 			return fmt.Errorf("%w: the data directory has schema %d, this Mnemo knows up to %d; upgrade Mnemo", memory.ErrSchema, n, SchemaVersion)
 		}
 		// Migrations from older versions go here, one step at a time.
+		//
+		// 1 → 2 rewrites nothing: readers take plain JSON and float32
+		// vectors as well as frames and int8 vectors, and a value is
+		// rewritten in the new form when its record next changes. Rewriting
+		// 100k records at open would hold the first start after an upgrade
+		// for seconds and double the files until compaction, for bytes
+		// that the next compaction after a rewrite saves anyway. The
+		// version goes up so that an older Mnemo refuses the directory
+		// instead of misreading its values.
+		if n < SchemaVersion {
+			return txn.Set(keySchema, []byte(strconv.Itoa(SchemaVersion)))
+		}
 		return nil
 	})
 }
@@ -318,11 +332,11 @@ func getJSON(txn *badger.Txn, k []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return item.Value(func(b []byte) error { return json.Unmarshal(b, v) })
+	return item.Value(func(b []byte) error { return unmarshalValue(b, v) })
 }
 
 func setJSON(txn *badger.Txn, k []byte, v any) error {
-	b, err := json.Marshal(v)
+	b, err := marshalValue(v)
 	if err != nil {
 		return err
 	}
