@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,8 +45,13 @@ import (
 // are and on the query's own embedding, which the daemon computes.
 
 // genVersion names the generator; a change of the generator changes it,
-// and with it the names of the cached files.
-const genVersion = "v2"
+// and with it the names of the cached files. v3 gave observations their
+// evidence (the excerpt of the tool's output the local agent keeps).
+const genVersion = "v3"
+
+// topicVersion names the topics' embedded texts, which v3 left as v2 made
+// them (evidence is not embedded): the cached topic vectors stay valid.
+const topicVersion = "v2"
 
 // topics is the number of distinct subjects.
 const topics = 10_000
@@ -373,7 +379,61 @@ func genObservation(t *topic, k int, j int, request string) memory.Observation {
 			o.Facts = append(o.Facts, fmt.Sprintf("Measured %d ms before and %d ms after on %d %ss.", n1, n1/3+1, n2*100, t.noun))
 		}
 	}
+	o.Evidence = genEvidence(t, r, errMsg)
 	return o
+}
+
+// genEvidence is an observation's evidence as the local agent keeps it: a
+// few lines of the tool's output or of the code, then the identifiers it
+// saw, about 740 bytes on average as on the replayed eval data (from 300
+// to 1,200).
+func genEvidence(t *topic, r *rand.Rand, errMsg string) string {
+	var b strings.Builder
+	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	fn := t.symbol
+	switch t.kind {
+	case kindTestFail, kindTestPass:
+		line("$ %s", t.project.test(t.module))
+		for range 1 + r.IntN(4) {
+			line("%s", fmt.Sprintf(t.errTemplate, pick(r, nouns), pick(r, verbs)+pascal(pick(r, nouns)), r.IntN(900), pascal(pick(r, nouns)), snake(t.noun2), r.IntN(99)))
+			line("    at %s (%s:%d:%d)", pick(r, verbs)+pascal(pick(r, nouns)), pick(r, append([]string{t.file, t.file2}, t.extraFiles...)), 1+r.IntN(400), 1+r.IntN(60))
+		}
+		line("%s", errMsg)
+	case kindGrep:
+		for range 2 + r.IntN(6) {
+			line("%s:%d: %s", pick(r, append([]string{t.file, t.file2}, t.extraFiles...)), 1+r.IntN(500), strings.ReplaceAll(t.grepPattern, t.symbol, pick(r, verbs)+pascal(pick(r, nouns))))
+		}
+	default:
+		for range 2 + r.IntN(5) {
+			a, v := pick(r, nouns), pick(r, verbs)
+			switch r.IntN(4) {
+			case 0:
+				line("func %s(%s %s, %s int) (%s, error) {", fn, a, pascal(t.noun2), pick(r, nouns), pascal(a))
+			case 1:
+				line("\tif %s.%s == nil || %s > %d {", a, pascal(t.noun), pick(r, nouns), r.IntN(1000))
+			case 2:
+				line("\treturn %s(ctx, %s, %q)", v+pascal(a), t.noun2, pick(r, problems))
+			default:
+				line("\t%s := %s.%s(%d)", camel(a)+pascal(pick(r, nouns)), t.noun, v+pick(r, qualifiers), r.IntN(100000))
+			}
+		}
+	}
+	// The words the agent saw, as it lists them: identifiers, paths,
+	// numbers.
+	want := 300 + r.IntN(900)
+	for b.Len() < want {
+		switch r.IntN(5) {
+		case 0:
+			fmt.Fprintf(&b, "%s:%d ", pick(r, append([]string{t.file, t.file2}, t.extraFiles...)), 1+r.IntN(800))
+		case 1:
+			fmt.Fprintf(&b, "%s%s ", pick(r, verbs), pascal(pick(r, nouns)))
+		case 2:
+			fmt.Fprintf(&b, "%x ", r.Uint32())
+		default:
+			fmt.Fprintf(&b, "%s ", pick(r, slices.Concat(nouns, verbs)))
+		}
+	}
+	return strings.TrimSpace(b.String())
 }
 
 // genRequest is the prompt of a turn about topic t.
@@ -442,7 +502,7 @@ func genQueries(n int) []query {
 // 10k set has them (variant 0, with its turn's request), cached in dir:
 // computed once, on all CPUs.
 func topicVectors(ctx context.Context, log *slog.Logger, dir string, emb vector.Embedder, k int) ([][]float32, error) {
-	path := filepath.Join(dir, fmt.Sprintf("topics-%s-%s-%d.f32", genVersion, safeName(emb.ID()), k))
+	path := filepath.Join(dir, fmt.Sprintf("topics-%s-%s-%d.f32", topicVersion, safeName(emb.ID()), k))
 	dim := emb.Dim()
 	if b, err := os.ReadFile(path); err == nil && len(b) == k*dim*4 {
 		vs := make([][]float32, k)

@@ -128,6 +128,9 @@ func fileKey(path string, id uint64) []byte {
 type databaseOptions struct {
 	// InMemory keeps everything in memory (tests).
 	InMemory bool
+	// ReadOnly opens the store to read it only: no schema check or
+	// migration, no sequences.
+	ReadOnly bool
 	// Durable makes every acknowledged write survive power loss: writes
 	// that clients are answered for wait for an fsync, shared by all the
 	// writers of the moment (group commit). Without it a write survives a
@@ -158,6 +161,7 @@ func openDatabase(dir string, o databaseOptions) (*database, error) {
 	}
 	opts := badger.DefaultOptions(dir).
 		WithInMemory(o.InMemory).
+		WithReadOnly(o.ReadOnly).
 		WithLogger(badgerLogger{log}).
 		WithSyncWrites(false). // see groupSync
 		// Small memtables and caches for an always-on sidecar. A smaller
@@ -192,6 +196,9 @@ func openDatabase(dir string, o databaseOptions) (*database, error) {
 	s := &database{db: db, seqs: map[string]*badger.Sequence{}, log: log}
 	if o.Durable && !o.InMemory {
 		s.durable = newGroupSync(db.Sync)
+	}
+	if o.ReadOnly {
+		return s, nil
 	}
 	if err := s.checkSchema(); err != nil {
 		db.Close()
