@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/store"
@@ -151,8 +153,13 @@ func TestSchema1StoreReads(t *testing.T) {
 	before, _ := m.Get(ctx, memory.IDsParams{IDs: []uint64{saved.ID}})
 	search := memory.SearchParams{Query: "tax rounding", Mode: "vector"}
 	hitsBefore, _ := m.Search(ctx, search)
+	framed := storedBytes(t, m)
 	if err := store.Downgrade(m); err != nil {
 		t.Fatal(err)
+	}
+	plain := storedBytes(t, m)
+	if plain["observations"] <= framed["observations"] || plain["vectors"] != 4*framed["vectors"]-16*int64(framedVectors(framed)) {
+		t.Fatalf("downgraded values: %v, framed: %v", plain, framed)
 	}
 	m.Close()
 
@@ -174,4 +181,96 @@ func TestSchema1StoreReads(t *testing.T) {
 	if res, _ := m.Doctor(ctx); len(res.Problems) != 0 {
 		t.Fatalf("doctor after the upgrade: %v", res.Problems)
 	}
+	// In the background, the old values are rewritten as schema 2 writes
+	// them.
+	for deadline := time.Now().Add(10 * time.Second); store.Reframing(m); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the values of schema 1 were not rewritten within 10 s")
+		}
+	}
+	got := storedBytes(t, m)
+	// The session changed since (the start marks it), in its new form.
+	if got["sessions"] >= plain["sessions"] {
+		t.Errorf("the session's value is %d bytes, as plain (%d)", got["sessions"], plain["sessions"])
+	}
+	delete(got, "sessions")
+	delete(framed, "sessions")
+	if fmt.Sprint(got) != fmt.Sprint(framed) {
+		t.Fatalf("values after the rewrite: %v, want %v as schema 2 wrote them", got, framed)
+	}
+	if again, err := m.Get(ctx, memory.IDsParams{IDs: []uint64{saved.ID}}); err != nil || fmt.Sprint(again) != fmt.Sprint(before) {
+		t.Fatalf("get after the rewrite = %+v, %v", again, err)
+	}
+}
+
+// storedBytes is the value bytes of the families that hold records.
+func storedBytes(t *testing.T, m *store.Memory) map[string]int64 {
+	t.Helper()
+	fams, err := m.Footprint(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]int64{}
+	for _, f := range fams {
+		switch f.Name {
+		case "sessions", "prompts", "observations", "summaries", "vectors":
+			out[f.Name] = f.ValueBytes
+			out[f.Name+" keys"] = int64(f.Keys)
+		}
+	}
+	return out
+}
+
+// framedVectors is how many vectors storedBytes counted.
+func framedVectors(b map[string]int64) int64 { return b["vectors keys"] }
+
+// benchObservation is an observation as the local agent makes them, with
+// its evidence: 1.8 KB of JSON, the mean on the replayed eval data.
+var benchObservation = memory.Observation{
+	ID: 48213, SessionID: 1207, ContentSessionID: "7f7a7adc-5cac-42ee-bc52-71136a975402", MemorySessionID: "82041a06-0045-4b07-9869-23e6aa4c0426",
+	PromptNumber: 3, Project: "chatbridge", Type: "bugfix", Title: "cargo build fails: error[E0597]: `guard` does not live long enough",
+	Subtitle: "error[E0597]: `guard` does not live long enough",
+	Facts:    []string{"$ cargo build", "exit code 101", "error: error[E0597]: `guard` does not live long enough"},
+	Narrative: "cargo build failed with exit code 101: error[E0597]: `guard` does not live long enough. The lookup returned a &str borrowed " +
+		"from the read guard; it now clones the Arc<str> out of the map before the guard drops.",
+	Concepts:  []string{"build", "relay", "threads"},
+	FilesRead: []string{"src/relay/threads.rs"},
+	Evidence: "$ cargo build\nerror[E0597]: `guard` does not live long enough\n  --> src/relay/threads.rs:39:9\n   |\n37 |     let guard = self.inner.read().await;\n" +
+		"38 |     guard.get(slack_ts).map(|t| t.matrix_event_id.as_str())\n   |     ^^^^^ borrowed value does not live long enough\n" +
+		"For more information about this error, try `rustc --explain E0597`.\nerror: could not compile `chatbridge` (lib) due to 1 previous error\n" +
+		"v0.7.3 home/dev/src/chatbridge src/relay/threads.rs:39:9 slack_ts self.inner.read guard.get t.matrix_event_id.as_str Exit code Compiling " +
+		"async lookup Option call lifetime reference await binding declared here borrowed value returning requires dropped still ThreadCache " +
+		"RwLock HashMap insert evict capacity 4096 matrix_room_id slack_channel_id relay_message thread_ts parent_event",
+	Tool: "Bash", ToolUseID: "toolu_01ndhgWfgjkaJWTf23lPCZEtjr",
+	Request: "I'm adding a thread cache so Slack replies land in the right Matrix thread. ThreadCache::lookup won't compile, can you fix it? " +
+		"Ideally without allocating a new String on every message, this is the hot path.",
+	Source: "agent", Hash: "9aeba8248891b250697b2ed7e176cc6f",
+}
+
+// The cost of the value frames on one observation: writing (marshal and
+// compress) and reading (inflate and unmarshal), against plain JSON.
+func BenchmarkObservationValue(b *testing.B) {
+	plain, _ := json.Marshal(benchObservation)
+	framed := store.EncodeValue(plain)
+	for _, tc := range []struct {
+		name   string
+		stored []byte
+	}{{"plain", plain}, {"frame", framed}} {
+		b.Run("read/"+tc.name, func(b *testing.B) {
+			for b.Loop() {
+				var o memory.Observation
+				if err := store.UnmarshalValue(tc.stored, &o); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(tc.stored)), "stored-bytes")
+		})
+	}
+	b.Run("write/frame", func(b *testing.B) {
+		for b.Loop() {
+			p, _ := json.Marshal(benchObservation)
+			store.EncodeValue(p)
+		}
+		b.ReportMetric(float64(len(plain))/float64(len(framed)), "ratio")
+	})
 }

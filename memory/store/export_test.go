@@ -27,6 +27,7 @@ func Sync(m *Memory) error { return m.store.Sync() }
 var (
 	EncodeValue      = encodeValue
 	DecodeValue      = decodeValue
+	UnmarshalValue   = unmarshalValue
 	FrameDict1       = frameDict1
 	QuantizeVector   = quantizeVector
 	DequantizeVector = dequantizeVector
@@ -85,4 +86,13 @@ func Downgrade(m *Memory) error {
 		}
 		return txn.Set(keySchema, []byte("1"))
 	})
+}
+
+// Reframing reports whether m still has schema 1 values to rewrite.
+func Reframing(m *Memory) bool {
+	err := m.store.view(func(txn *badger.Txn) error {
+		_, err := txn.Get(keyReframe)
+		return err
+	})
+	return err == nil
 }

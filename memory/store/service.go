@@ -134,6 +134,7 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 			m.log.Error("load the search index; search serves what it has", "err", err)
 		}
 	})
+	m.startReframe()
 	go m.work(wctx)
 	m.kick()
 	return m, nil

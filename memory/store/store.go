@@ -237,14 +237,16 @@ func (s *database) checkSchema() error {
 		}
 		// Migrations from older versions go here, one step at a time.
 		//
-		// 1 → 2 rewrites nothing: readers take plain JSON and float32
-		// vectors as well as frames and int8 vectors, and a value is
-		// rewritten in the new form when its record next changes. Rewriting
-		// 100k records at open would hold the first start after an upgrade
-		// for seconds and double the files until compaction, for bytes
-		// that the next compaction after a rewrite saves anyway. The
-		// version goes up so that an older Mnemo refuses the directory
+		// 1 → 2 rewrites nothing at open: readers take plain JSON and
+		// float32 vectors as well as frames and int8 vectors; the old
+		// values are rewritten in the background (reframe.go). The version
+		// goes up at once so that an older Mnemo refuses the directory
 		// instead of misreading its values.
+		if n == 1 {
+			if err := txn.Set(keyReframe, nil); err != nil {
+				return err
+			}
+		}
 		if n < SchemaVersion {
 			return txn.Set(keySchema, []byte(strconv.Itoa(SchemaVersion)))
 		}
