@@ -172,16 +172,20 @@ func openDatabase(dir string, o databaseOptions) (*database, error) {
 		WithNumMemtables(2).
 		WithNumLevelZeroTables(2).
 		WithNumLevelZeroTablesStall(4).
-		WithBlockCacheSize(8 << 20).
+		// No block cache: the tables are not compressed (below), so
+		// Badger reads their blocks straight from the mmap, and a cache
+		// would only copy them (Badger's own advice).
+		WithBlockCacheSize(0).
 		WithIndexCacheSize(4 << 20).
 		WithValueLogFileSize(32 << 20).
 		WithBaseTableSize(2 << 20).
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		WithMetricsEnabled(false).
-		// No compression: the files hold plain bytes, so "this text is gone
-		// from disk" can be checked by reading them (a compressed block may hide
-		// a string it still holds).
+		// No block compression: the store compresses each value itself
+		// (codec.go), so the files hold its frames byte for byte and "this
+		// text is gone from disk" can be checked by finding and inflating
+		// every frame (Frames); a compressed block would hide what it holds.
 		WithCompression(options.None)
 	if o.InMemory {
 		opts.Dir, opts.ValueDir = "", ""
