@@ -1,9 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -90,6 +90,9 @@ func measureDisk(ctx context.Context, e *env, tmp string) (diskResult, error) {
 	return res, nil
 }
 
+// copyDir copies the files of src into dst, keeping them sparse: Badger's
+// files are preallocated, and a dense copy would count bytes the store
+// never wrote.
 func copyDir(src, dst string) error {
 	if err := os.MkdirAll(dst, 0o700); err != nil {
 		return err
@@ -102,23 +105,39 @@ func copyDir(src, dst string) error {
 		if !ent.Type().IsRegular() {
 			continue
 		}
-		in, err := os.Open(filepath.Join(src, ent.Name()))
+		b, err := os.ReadFile(filepath.Join(src, ent.Name()))
 		if err != nil {
 			return err
 		}
-		out, err := os.Create(filepath.Join(dst, ent.Name()))
-		if err == nil {
-			_, err = io.Copy(out, in)
-			if cerr := out.Close(); err == nil {
-				err = cerr
-			}
-		}
-		in.Close()
-		if err != nil {
+		if err := writeSparse(filepath.Join(dst, ent.Name()), b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeSparse writes b to path, leaving holes where b has whole blocks of
+// zeros.
+func writeSparse(path string, b []byte) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	const block = 4096
+	var zero [block]byte
+	for off := 0; off < len(b) && err == nil; off += block {
+		chunk := b[off:min(off+block, len(b))]
+		if !bytes.Equal(chunk, zero[:len(chunk)]) {
+			_, err = f.WriteAt(chunk, int64(off))
+		}
+	}
+	if err == nil {
+		err = f.Truncate(int64(len(b)))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // row is the disk row of a data set of n observations.
