@@ -274,3 +274,36 @@ func BenchmarkObservationValue(b *testing.B) {
 		b.ReportMetric(float64(len(plain))/float64(len(framed)), "ratio")
 	})
 }
+
+// A closed store's footprint is read without opening the memory, and the
+// store compacts alone; neither loses a record.
+func TestDirFootprintAndCompactDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	m := MustOpen(t, store.Options{Dir: dir})
+	ctx := context.Background()
+	for i := range 20 {
+		m.Save(ctx, memory.SaveParams{Project: "shop", Text: fmt.Sprintf("note %d about the cart total and its rounding", i)})
+	}
+	want, _ := m.Footprint(ctx)
+	m.Close()
+	for _, step := range []string{"closed", "compacted"} {
+		if step == "compacted" {
+			if err := store.CompactDir(dir); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := store.DirFootprint(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			if want[i].Name == "observations" && (got[i].Keys != 20 || got[i].ValueBytes != want[i].ValueBytes) {
+				t.Errorf("%s: observations %+v, want %+v", step, got[i], want[i])
+			}
+		}
+	}
+	m = MustOpen(t, store.Options{Dir: dir})
+	if c, _ := m.Counts(ctx); c.Observations != 20 {
+		t.Fatalf("after compaction: %+v", c)
+	}
+}
