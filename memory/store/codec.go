@@ -29,8 +29,10 @@ import (
 // observation's JSON goes from 1.8 KB to 0.72 KB (2.5×, against 2.0×
 // without the dictionary; zstd with the same dictionary gave 2.3×). The
 // streams are standard DEFLATE, written and read with
-// github.com/klauspost/compress/flate, whose encoder takes half the CPU of
-// the standard library's here for the same bytes.
+// github.com/klauspost/compress/flate (already linked by Badger): at level
+// 5 it gives 720 bytes in ~48 µs where the standard library's level 3
+// gives 726 in ~54 µs. Inflating takes ~13 µs (zstd ~7 µs, for 8% more
+// bytes).
 //
 // A value whose frame would not be smaller stays plain JSON, as every value
 // was before frames (schema 1); readers take both forms (decodeValue).
@@ -46,7 +48,7 @@ var frameDict1 []byte
 const frameDictID = 1
 
 // frameLevel trades CPU for bytes: on the eval's observations level 5
-// gives 720 bytes where level 3 gives 752, for ~30% more CPU.
+// gives 720 bytes where level 3 gives 752, for ~10% more CPU.
 const frameLevel = 5
 
 // maxFrameBytes bounds what one frame may inflate to (Badger's values are
