@@ -323,6 +323,7 @@ func (m *Memory) Stop(ctx context.Context, p memory.StopParams) (memory.QueueRes
 func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev memory.Event) (memory.QueueResult, error) {
 	now := m.now()
 	var res memory.QueueResult
+	var eventID uint64 // kept across retries: a conflict does not use up an id
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		res = memory.QueueResult{}
 		if replay, err := seenEvent(txn, eventKey, &res); err != nil || replay {
@@ -357,6 +358,14 @@ func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev
 		e := ev
 		e.SessionID, e.ContentSessionID, e.PromptNumber = sess.ID, sess.ContentSessionID, sess.PromptCounter
 		e.Project, e.Time = sess.Project, now
+		if eventID == 0 {
+			id, err := m.store.next("event")
+			if err != nil {
+				return err
+			}
+			eventID = id
+		}
+		e.ID = eventID
 		if err := m.store.putEvent(txn, &e); err != nil {
 			return err
 		}
