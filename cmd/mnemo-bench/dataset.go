@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -44,13 +45,13 @@ import (
 // are and on the query's own embedding, which the daemon computes.
 
 // genVersion names the generator; a change of the generator changes it,
-// so that cached data sets are made again. topicsVersion names what the
-// topics' embedded text is made of (title, text and paths): evidence,
-// added in v3, is not embedded, so v3 reuses v2's topic vectors.
-const (
-	genVersion    = "v3"
-	topicsVersion = "v2"
-)
+// and with it the names of the cached files. v3 gave observations their
+// evidence (the excerpt of the tool's output the local agent keeps).
+const genVersion = "v3"
+
+// topicVersion names the topics' embedded texts, which v3 left as v2 made
+// them (evidence is not embedded): the cached topic vectors stay valid.
+const topicVersion = "v2"
 
 // topics is the number of distinct subjects.
 const topics = 10_000
@@ -378,69 +379,65 @@ func genObservation(t *topic, k int, j int, request string) memory.Observation {
 			o.Facts = append(o.Facts, fmt.Sprintf("Measured %d ms before and %d ms after on %d %ss.", n1, n1/3+1, n2*100, t.noun))
 		}
 	}
-	o.Evidence = genEvidence(t, r, errMsg, n1, n2)
+	o.Evidence = genEvidence(t, r, errMsg)
 	return o
 }
 
-// genEvidence is the excerpt of the raw event that the local agent keeps
-// with an observation (memory/local/evidence.go): the command or pattern,
-// the identifiers an edit added and removed and its changed lines, the
-// error and test lines of output, then identifiers of the event. Its size
-// varies as the replay sets' does (about 0.3 to 2 KB, median about 0.7), and
-// it holds what makes real evidence a large vocabulary: line numbers,
-// durations, hashes and addresses that differ in every event.
-func genEvidence(t *topic, r *rand.Rand, errMsg string, n1, n2 int) string {
+// genEvidence is an observation's evidence as the local agent keeps it: a
+// few lines of the tool's output or of the code, then the identifiers it
+// saw, about 740 bytes on average as on the replayed eval data (from 300
+// to 1,200).
+func genEvidence(t *topic, r *rand.Rand, errMsg string) string {
 	var b strings.Builder
-	line := func(format string, args ...any) {
-		fmt.Fprintf(&b, format, args...)
-		b.WriteByte('\n')
-	}
-	hex := func() string { return fmt.Sprintf("%08x", r.Uint32()) }
-	cmd := t.project.test(t.module)
+	line := func(format string, a ...any) { fmt.Fprintf(&b, format+"\n", a...) }
+	fn := t.symbol
 	switch t.kind {
-	case kindRead:
-		line("%s", t.file)
-	case kindGrep:
-		line("pattern: %s", t.grepPattern)
 	case kindTestFail, kindTestPass:
-		line("$ %s", cmd)
+		line("$ %s", t.project.test(t.module))
+		for range 1 + r.IntN(4) {
+			line("%s", fmt.Sprintf(t.errTemplate, pick(r, nouns), pick(r, verbs)+pascal(pick(r, nouns)), r.IntN(900), pascal(pick(r, nouns)), snake(t.noun2), r.IntN(99)))
+			line("    at %s (%s:%d:%d)", pick(r, verbs)+pascal(pick(r, nouns)), pick(r, append([]string{t.file, t.file2}, t.extraFiles...)), 1+r.IntN(400), 1+r.IntN(60))
+		}
+		line("%s", errMsg)
+	case kindGrep:
+		for range 2 + r.IntN(6) {
+			line("%s:%d: %s", pick(r, append([]string{t.file, t.file2}, t.extraFiles...)), 1+r.IntN(500), strings.ReplaceAll(t.grepPattern, t.symbol, pick(r, verbs)+pascal(pick(r, nouns))))
+		}
 	default:
-		line("added: %s %s%s", t.symbol, t.noun2, pascal(pick(r, verbs)))
-		line("removed: %s%s", pick(r, verbs), pascal(t.noun))
-	}
-	for range 2 + r.IntN(12) {
-		switch r.IntN(6) {
-		case 0:
-			line("+ \t%s := %s(ctx, %s, %d)", t.noun2, t.symbol, t.noun, n2+r.IntN(50))
-		case 1:
-			line("- \tif %s == nil { return %s }", t.noun, pick(r, []string{"nil", "err", "0", "false"}))
-		case 2:
-			line("%s:%d: %s", t.file, 1+r.IntN(900), errMsg)
-		case 3:
-			line("--- FAIL: Test%s%s (%d.%02ds)", pascal(t.noun), pick(r, []string{"", "Rounding", "Retry", "Empty", "Concurrent"}), r.IntN(9), r.IntN(100))
-		case 4:
-			line("ok  \t%s/%s\t%d.%03ds", t.project.name, t.module, r.IntN(4), r.IntN(1000))
-		default:
-			line("%s:%d %s request_id=%s took=%dms", t.file2, 1+r.IntN(400), pick(r, []string{"WARN", "ERROR", "INFO"}), hex(), n1+r.IntN(900))
+		for range 2 + r.IntN(5) {
+			a, v := pick(r, nouns), pick(r, verbs)
+			switch r.IntN(4) {
+			case 0:
+				line("func %s(%s %s, %s int) (%s, error) {", fn, a, pascal(t.noun2), pick(r, nouns), pascal(a))
+			case 1:
+				line("\tif %s.%s == nil || %s > %d {", a, pascal(t.noun), pick(r, nouns), r.IntN(1000))
+			case 2:
+				line("\treturn %s(ctx, %s, %q)", v+pascal(a), t.noun2, pick(r, problems))
+			default:
+				line("\t%s := %s.%s(%d)", camel(a)+pascal(pick(r, nouns)), t.noun, v+pick(r, qualifiers), r.IntN(1000))
+			}
 		}
 	}
-	var idents []string
-	for range 4 + r.IntN(24) {
-		switch r.IntN(5) {
-		case 0:
-			idents = append(idents, pick(r, verbs)+pascal(pick(r, nouns))+pick(r, qualifiers))
-		case 1:
-			idents = append(idents, t.project.file(r, pick(r, t.project.modules), pick(r, nouns)))
-		case 2:
-			idents = append(idents, "0x"+hex())
-		case 3:
-			idents = append(idents, snake(pick(r, nouns))+"_"+snake(pick(r, nouns)))
+	// The words the agent saw, as it lists them: identifiers, paths with
+	// line numbers, words; few are unique to one observation (on the
+	// replayed eval data, 2 or 3 of ~80 per observation are), such as a
+	// hash.
+	want := 300 + r.IntN(900)
+	for b.Len() < want {
+		switch x := r.IntN(20); {
+		case x < 6:
+			fmt.Fprintf(&b, "%s:%d ", pick(r, append([]string{t.file, t.file2}, t.extraFiles...)), 1+r.IntN(800))
+		case x < 12:
+			fmt.Fprintf(&b, "%s%s ", pick(r, verbs), pascal(pick(r, nouns)))
+		case x < 18:
+			fmt.Fprintf(&b, "%s ", pick(r, slices.Concat(nouns, verbs)))
+		case x < 19:
+			fmt.Fprintf(&b, "%s %s %s ", t.symbol, t.noun2, t.module)
 		default:
-			idents = append(idents, fmt.Sprintf("%s%d", pick(r, nouns), r.IntN(1000)))
+			fmt.Fprintf(&b, "%x ", r.Uint32())
 		}
 	}
-	b.WriteString(strings.Join(idents, " "))
-	return b.String()
+	return strings.TrimSpace(b.String())
 }
 
 // genRequest is the prompt of a turn about topic t.
@@ -509,7 +506,7 @@ func genQueries(n int) []query {
 // 10k set has them (variant 0, with its turn's request), cached in dir:
 // computed once, on all CPUs.
 func topicVectors(ctx context.Context, log *slog.Logger, dir string, emb vector.Embedder, k int) ([][]float32, error) {
-	path := filepath.Join(dir, fmt.Sprintf("topics-%s-%s-%d.f32", topicsVersion, safeName(emb.ID()), k))
+	path := filepath.Join(dir, fmt.Sprintf("topics-%s-%s-%d.f32", topicVersion, safeName(emb.ID()), k))
 	dim := emb.Dim()
 	if b, err := os.ReadFile(path); err == nil && len(b) == k*dim*4 {
 		vs := make([][]float32, k)

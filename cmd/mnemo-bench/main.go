@@ -477,6 +477,7 @@ func (b *bench) rows() []row {
 				fmt.Sprintf("VmRSS after the searches and SessionStarts: %s; once the index was loaded: %s; %s", s.rssAfter, s.rssStart, s.heapNote)},
 			row{fmt.Sprintf("import, %s observations with vectors (mnemo import)", k), fmt.Sprintf("%.1f s", s.importTook.Seconds()), "", "",
 				fmt.Sprintf("%.0f observations/s; %s", float64(s.n)/s.importTook.Seconds(), s.importNote)},
+			s.disk.row(s.n),
 		)
 	}
 	for _, e := range b.embedders {

@@ -417,6 +417,7 @@ type sizeResult struct {
 	contextBytes  int
 	observations  int
 	backgroundEmb string
+	disk          diskResult
 }
 
 // sizeOptions say what to measure on a data set.
@@ -489,6 +490,9 @@ func measureSize(ctx context.Context, log *slog.Logger, e *env, ds *dataSet, o s
 	}
 	res.importTook, res.importNote, res.observations = took, note, ds.n
 	if err := d.stop(); err != nil {
+		return res, err
+	}
+	if res.disk, err = measureDisk(ctx, e, filepath.Dir(e.home)); err != nil {
 		return res, err
 	}
 

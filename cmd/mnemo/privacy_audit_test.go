@@ -18,13 +18,14 @@ import (
 
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/privacy"
+	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
 // The privacy audit: a marker inside <private> tags and a fake secret go
 // in through every entry point (the hook, the editor's LSP session and the
 // files it saves, the MCP server, the command line's import); then the daemon is stopped and not
-// one byte under $MNEMO_HOME (the store does not compress, so this is a
-// real check), no log and no injected context may hold either. A
+// one byte under $MNEMO_HOME (the store's value frames inflated: it
+// compresses its values), no log and no injected context may hold either. A
 // positive control proves the search could find them: a plain marker sent
 // the same way at each entry point is found.
 
@@ -253,43 +254,32 @@ func leakedBy(text, word string, entries []string) string {
 }
 
 // scanHome reads every regular file under home and returns, for each word,
-// the files (relative to home) whose bytes contain it.
+// the files (relative to home) whose bytes contain it, as they are or
+// inside a value frame of the store (which compresses its values), inflated.
 func scanHome(t *testing.T, home string, words []string) map[string][]string {
 	t.Helper()
 	found := map[string][]string{}
-	longest := 0
-	for _, w := range words {
-		longest = max(longest, len(w))
-	}
-	var files int
+	var files, frames int
 	err := filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.Type().IsRegular() {
 			return err
 		}
 		files++
-		f, err := os.Open(path)
+		b, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
 		rel, _ := filepath.Rel(home, path)
-		seen := map[string]bool{}
-		// Chunks overlap by the longest word, so none is missed at a seam.
-		buf := make([]byte, 1<<20+longest)
-		carry := 0
-		for {
-			n, err := io.ReadFull(f, buf[carry:])
-			chunk := buf[:carry+n]
-			for _, w := range words {
-				if !seen[w] && bytes.Contains(chunk, []byte(w)) {
-					seen[w] = true
-					found[w] = append(found[w], rel)
-				}
+		inflated := store.Frames(b)
+		frames += len(inflated)
+		for _, w := range words {
+			in := bytes.Contains(b, []byte(w))
+			for _, f := range inflated {
+				in = in || bytes.Contains(f, []byte(w))
 			}
-			if err != nil {
-				break
+			if in {
+				found[w] = append(found[w], rel)
 			}
-			carry = copy(buf, chunk[len(chunk)-longest:])
 		}
 		return nil
 	})
@@ -299,7 +289,7 @@ func scanHome(t *testing.T, home string, words []string) map[string][]string {
 	if files == 0 {
 		t.Fatalf("nothing under %s to scan", home)
 	}
-	t.Logf("scanned %d files under $MNEMO_HOME", files)
+	t.Logf("scanned %d files under $MNEMO_HOME, %d value frames in them", files, frames)
 	return found
 }
 

@@ -22,8 +22,9 @@
 //     one transaction, so an event is processed once or not at all;
 //   - an idempotency key is stored with the effect of its call;
 //   - forget deletes a record with its index entries and vector, and
-//     compacts, so forgotten text is gone from disk (blocks are stored
-//     uncompressed for that reason).
+//     compacts, so forgotten text is gone from disk. Badger's blocks are
+//     stored uncompressed for that reason; the store compresses each value
+//     itself, in frames an audit finds and inflates (codec.go, Frames).
 //
 // The key layout is documented in store.go; the search index (vector and
 // keyword) is derived data, rebuilt from Badger at start.

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -33,7 +32,7 @@ func (m *Memory) Doctor(ctx context.Context) (memory.DoctorResult, error) {
 		owner := map[string]uint64{} // memorySessionId -> session id
 		err := scan(txn, pSession, false, func(item *badger.Item) error {
 			var s memory.Session
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &s) }); err != nil {
 				return err
 			}
 			if id, err := getID(txn, key(pContentIdx, []byte(s.ContentSessionID))); err != nil || id != s.ID {
@@ -52,7 +51,7 @@ func (m *Memory) Doctor(ctx context.Context) (memory.DoctorResult, error) {
 		}
 		err = scan(txn, pObs, false, func(item *badger.Item) error {
 			var o memory.Observation
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &o) }); err != nil {
 				return err
 			}
 			if o.Source == memory.SourceSaved {
@@ -89,7 +88,7 @@ func (m *Memory) Doctor(ctx context.Context) (memory.DoctorResult, error) {
 		}
 		return scan(txn, pQueue, false, func(item *badger.Item) error {
 			var e memory.Event
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &e) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &e) }); err != nil {
 				add("queue", "queue entry %x does not decode: %v", item.Key(), err)
 				return nil
 			}

@@ -30,7 +30,7 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, vectors bool) (int, er
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	n := 0
-	embedder := m.index.EmbedderID()
+	embedder, dim := m.index.EmbedderID(), m.index.Embedder().Dim()
 	err := m.store.view(func(txn *badger.Txn) error {
 		each := func(prefix []byte, fn func(raw []byte, key []byte) (memory.Record, error)) error {
 			return scan(txn, prefix, false, func(item *badger.Item) error {
@@ -49,26 +49,28 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, vectors bool) (int, er
 		}
 		if err := each(pSession, func(b, _ []byte) (memory.Record, error) {
 			var s memory.Session
-			return memory.Record{Kind: "session", Session: &s}, json.Unmarshal(b, &s)
+			return memory.Record{Kind: "session", Session: &s}, unmarshalValue(b, &s)
 		}); err != nil {
 			return err
 		}
 		if err := each(pPrompt, func(b, _ []byte) (memory.Record, error) {
 			var p memory.Prompt
-			return memory.Record{Kind: "prompt", Prompt: &p}, json.Unmarshal(b, &p)
+			return memory.Record{Kind: "prompt", Prompt: &p}, unmarshalValue(b, &p)
 		}); err != nil {
 			return err
 		}
 		if err := each(pObs, func(b, _ []byte) (memory.Record, error) {
 			var o memory.Observation
-			if err := json.Unmarshal(b, &o); err != nil {
+			if err := unmarshalValue(b, &o); err != nil {
 				return memory.Record{}, err
 			}
 			rec := memory.Record{Kind: "observation", Observation: &o}
 			if vectors {
 				if item, err := txn.Get(idKey(pVector, o.ID)); err == nil {
-					v, _ := item.ValueCopy(nil)
-					rec.Vector, rec.Embedder = decodeVector(v), embedder
+					b, _ := item.ValueCopy(nil)
+					if v, err := decodeVector(b, dim); err == nil {
+						rec.Vector, rec.Embedder = v, embedder
+					}
 				}
 			}
 			return rec, nil
@@ -77,7 +79,7 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, vectors bool) (int, er
 		}
 		return each(pSummary, func(b, _ []byte) (memory.Record, error) {
 			var s memory.Summary
-			return memory.Record{Kind: "summary", Summary: &s}, json.Unmarshal(b, &s)
+			return memory.Record{Kind: "summary", Summary: &s}, unmarshalValue(b, &s)
 		})
 	})
 	if err != nil {

@@ -44,14 +44,44 @@ var keyFamilies = []struct {
 }
 
 // Footprint sums the live keys and values of every key family, and of the
-// keys no family claims ("other").
+// keys no family claims ("other"). Values are counted as stored (frames,
+// int8 vectors).
 func (m *Memory) Footprint(ctx context.Context) ([]KeyFamily, error) {
+	return m.store.footprint(ctx)
+}
+
+// DirFootprint is Footprint of the store in dir, which no process may
+// hold open; it opens it read-only and writes nothing.
+func DirFootprint(ctx context.Context, dir string) ([]KeyFamily, error) {
+	s, err := openDatabase(dir, databaseOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	return s.footprint(ctx)
+}
+
+// CompactDir compacts the store in dir, which no process may hold open, as
+// forget does (database.Compact): what is left is the live records.
+func CompactDir(dir string) error {
+	s, err := openDatabase(dir, databaseOptions{})
+	if err != nil {
+		return err
+	}
+	if err := s.Compact(); err != nil {
+		s.Close()
+		return err
+	}
+	return s.Close()
+}
+
+func (s *database) footprint(ctx context.Context) ([]KeyFamily, error) {
 	fams := make([]KeyFamily, len(keyFamilies)+1)
 	for i, f := range keyFamilies {
 		fams[i] = KeyFamily{Prefix: string(f.prefix), Name: f.name}
 	}
 	fams[len(keyFamilies)] = KeyFamily{Name: "other"}
-	err := m.store.view(func(txn *badger.Txn) error {
+	err := s.view(func(txn *badger.Txn) error {
 		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {

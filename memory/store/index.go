@@ -2,13 +2,13 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -73,10 +73,14 @@ func (m *Memory) loadIndex(ctx context.Context) error {
 		} else if !errors.Is(err, badger.ErrKeyNotFound) {
 			return err
 		}
+		dim := m.index.Embedder().Dim()
 		add := func(o *memory.Observation, vector []byte) {
 			d := DocOf(o)
 			if reuse && vector != nil {
-				d.Vector = decodeVector(vector)
+				// A vector that does not decode is embedded again.
+				if v, err := decodeVector(vector, dim); err == nil {
+					d.Vector = v
+				}
 			}
 			if d.Vector != nil {
 				ready = append(ready, d)
@@ -115,7 +119,7 @@ func (m *Memory) loadIndex(ctx context.Context) error {
 		vit.Seek(pVector)
 		return scan(txn, pObs, false, func(item *badger.Item) error {
 			var o memory.Observation
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &o) }); err != nil {
 				return err
 			}
 			var v []byte
@@ -186,6 +190,9 @@ func (m *Memory) indexDocs(ctx context.Context, docs []vector.Doc) (err error) {
 			m.indexGap.Store(true)
 		}
 	}()
+	if err := m.embedDocs(ctx, docs); err != nil {
+		return err
+	}
 	if err := m.index.Add(ctx, docs...); err != nil {
 		return err
 	}
@@ -202,6 +209,41 @@ func (m *Memory) indexDocs(ctx context.Context, docs []vector.Doc) (err error) {
 	return wb.Flush()
 }
 
+// embedDocs gives each doc the vector the store keeps for it: the
+// embedder's (computed here when the doc has none), through int8 and back
+// (vectorcodec.go), so that the index holds now what it loads after a
+// restart. A doc with nothing to embed keeps a nil vector. It embeds on
+// all CPUs.
+func (m *Memory) embedDocs(ctx context.Context, docs []vector.Doc) error {
+	emb := m.index.Embedder()
+	dim := emb.Dim()
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(docs)/16))
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < len(docs) && ctx.Err() == nil; i += workers {
+				d := &docs[i]
+				if len(d.Vector) != dim {
+					v, err := emb.Embed(ctx, d.EmbedText())
+					if errors.Is(err, vector.ErrNoText) {
+						d.Vector = nil
+						continue
+					}
+					if err != nil {
+						errs[w] = fmt.Errorf("embed doc %d: %w", d.ID, err)
+						return
+					}
+					d.Vector = v
+				}
+				d.Vector = roundVector(d.Vector)
+			}
+		})
+	}
+	wg.Wait()
+	return cmp.Or(errors.Join(errs...), ctx.Err())
+}
+
 // indexObservations adds freshly stored observations to the index. A
 // failure is logged: the observation is stored, and the next start indexes
 // it. Callers hold snapMu for reading since the commit.
@@ -216,22 +258,6 @@ func (m *Memory) indexObservations(ctx context.Context, obs []memory.Observation
 	if err := m.indexDocs(ctx, docs); err != nil {
 		m.log.Error("index observations", "err", err)
 	}
-}
-
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 0, 4*len(v))
-	for _, f := range v {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(f))
-	}
-	return b
-}
-
-func decodeVector(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
 }
 
 // Search ranks observations by keywords and meaning together (or lists
@@ -296,7 +322,7 @@ func (m *Memory) Reindex(ctx context.Context) (int, error) {
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, pObs, false, func(item *badger.Item) error {
 			var o memory.Observation
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &o) }); err != nil {
 				return err
 			}
 			docs = append(docs, DocOf(&o))

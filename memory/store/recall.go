@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -29,7 +28,7 @@ func (m *Memory) eachObservation(ctx context.Context, project string, fn func(*m
 					return err
 				}
 				var o memory.Observation
-				if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &o) }); err != nil {
+				if err := item.Value(func(b []byte) error { return unmarshalValue(b, &o) }); err != nil {
 					return err
 				}
 				return fn(&o)
@@ -260,7 +259,7 @@ func (m *Memory) Summaries(ctx context.Context, sessionID uint64) ([]memory.Summ
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, pSummary, false, func(item *badger.Item) error {
 			var s memory.Summary
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &s) }); err != nil {
 				return err
 			}
 			if s.SessionID == sessionID {

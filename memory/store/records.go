@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -197,7 +196,7 @@ func (s *database) queued(n int) ([]memory.Event, error) {
 	err := s.view(func(txn *badger.Txn) error {
 		return scan(txn, pQueue, false, func(item *badger.Item) error {
 			var e memory.Event
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &e) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &e) }); err != nil {
 				return fmt.Errorf("decode queued event %x: %w", item.Key(), err)
 			}
 			out = append(out, e)

@@ -144,6 +144,7 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 			}
 		}
 	})
+	m.startReframe()
 	go m.work(wctx)
 	m.kick()
 	return m, nil
@@ -155,7 +156,7 @@ func (m *Memory) recover(ctx context.Context) error {
 	return m.store.update(ctx, func(txn *badger.Txn) error {
 		return scan(txn, pSession, false, func(item *badger.Item) error {
 			var s memory.Session
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &s) }); err != nil {
 				return err
 			}
 			if s.Status == memory.StatusCompleted || !s.HasMemorySession() || s.ForceInit {
@@ -335,6 +336,7 @@ func (m *Memory) Stop(ctx context.Context, p memory.StopParams) (memory.QueueRes
 func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev memory.Event) (memory.QueueResult, error) {
 	now := m.now()
 	var res memory.QueueResult
+	var eventID uint64 // kept across retries: a conflict does not use up an id
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		res = memory.QueueResult{}
 		if replay, err := seenEvent(txn, eventKey, &res); err != nil || replay {
@@ -369,6 +371,14 @@ func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev
 		e := ev
 		e.SessionID, e.ContentSessionID, e.PromptNumber = sess.ID, sess.ContentSessionID, sess.PromptCounter
 		e.Project, e.Time = sess.Project, now
+		if eventID == 0 {
+			id, err := m.store.next("event")
+			if err != nil {
+				return err
+			}
+			eventID = id
+		}
+		e.ID = eventID
 		if err := m.store.putEvent(txn, &e); err != nil {
 			return err
 		}
@@ -426,7 +436,7 @@ func (m *Memory) Sessions(ctx context.Context) ([]memory.Session, error) {
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, pSession, true, func(item *badger.Item) error {
 			var s memory.Session
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &s) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &s) }); err != nil {
 				return err
 			}
 			out = append(out, s)
@@ -442,7 +452,7 @@ func (m *Memory) Prompts(ctx context.Context, sessionID uint64) ([]memory.Prompt
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, key(pPrompt, be64(sessionID)), false, func(item *badger.Item) error {
 			var p memory.Prompt
-			if err := item.Value(func(b []byte) error { return json.Unmarshal(b, &p) }); err != nil {
+			if err := item.Value(func(b []byte) error { return unmarshalValue(b, &p) }); err != nil {
 				return err
 			}
 			out = append(out, p)

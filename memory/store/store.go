@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -19,7 +18,10 @@ import (
 
 // SchemaVersion is the layout of keys and values this Mnemo writes. Open
 // migrates older layouts and refuses newer ones.
-const SchemaVersion = 1
+//
+//	1  plain JSON values, vectors as float32s
+//	2  values in frames (codec.go), vectors as int8s with a scale (vectorcodec.go)
+const SchemaVersion = 2
 
 // Key layout. Every key starts with a short prefix; numbers are big-endian
 // so that byte order is numeric order.
@@ -38,7 +40,7 @@ const SchemaVersion = 1
 //	m/<mid>                             Summary
 //	i/mp/<project>\x00<time><mid>       project+time index of summaries
 //	q/<eid>                             Event (the durable queue)
-//	v/<oid>                             embedding vector (little-endian float32s)
+//	v/<oid>                             embedding vector (vectorcodec.go)
 //	x/<xid>                             context injection audit
 //	i/xs/<contentSessionId>\x00<xid>    a content session's injections
 //	i/ek/<eventKey>                     result of an idempotent call (TTL)
@@ -84,7 +86,7 @@ func rememberEvent(txn *badger.Txn, k string, result any) error {
 	if k == "" {
 		return nil
 	}
-	b, err := json.Marshal(result)
+	b, err := marshalValue(result)
 	if err != nil {
 		return err
 	}
@@ -126,6 +128,9 @@ func fileKey(path string, id uint64) []byte {
 type databaseOptions struct {
 	// InMemory keeps everything in memory (tests).
 	InMemory bool
+	// ReadOnly opens the store to read it only: no schema check or
+	// migration, no sequences.
+	ReadOnly bool
 	// Durable makes every acknowledged write survive power loss: writes
 	// that clients are answered for wait for an fsync, shared by all the
 	// writers of the moment (group commit). Without it a write survives a
@@ -156,6 +161,7 @@ func openDatabase(dir string, o databaseOptions) (*database, error) {
 	}
 	opts := badger.DefaultOptions(dir).
 		WithInMemory(o.InMemory).
+		WithReadOnly(o.ReadOnly).
 		WithLogger(badgerLogger{log}).
 		WithSyncWrites(false). // see groupSync
 		// Small memtables and caches for an always-on sidecar. A smaller
@@ -166,16 +172,20 @@ func openDatabase(dir string, o databaseOptions) (*database, error) {
 		WithNumMemtables(2).
 		WithNumLevelZeroTables(2).
 		WithNumLevelZeroTablesStall(4).
-		WithBlockCacheSize(8 << 20).
+		// No block cache: the tables are not compressed (below), so
+		// Badger reads their blocks straight from the mmap, and a cache
+		// would only copy them (Badger's own advice).
+		WithBlockCacheSize(0).
 		WithIndexCacheSize(4 << 20).
 		WithValueLogFileSize(32 << 20).
 		WithBaseTableSize(2 << 20).
 		WithNumCompactors(2).
 		WithNumGoroutines(2).
 		WithMetricsEnabled(false).
-		// No compression: the files hold plain bytes, so "this text is gone
-		// from disk" can be checked by reading them (a compressed block may hide
-		// a string it still holds).
+		// No block compression: the store compresses each value itself
+		// (codec.go), so the files hold its frames byte for byte and "this
+		// text is gone from disk" can be checked by finding and inflating
+		// every frame (Frames); a compressed block would hide what it holds.
 		WithCompression(options.None)
 	if o.InMemory {
 		opts.Dir, opts.ValueDir = "", ""
@@ -190,6 +200,9 @@ func openDatabase(dir string, o databaseOptions) (*database, error) {
 	s := &database{db: db, seqs: map[string]*badger.Sequence{}, log: log}
 	if o.Durable && !o.InMemory {
 		s.durable = newGroupSync(db.Sync)
+	}
+	if o.ReadOnly {
+		return s, nil
 	}
 	if err := s.checkSchema(); err != nil {
 		db.Close()
@@ -227,6 +240,20 @@ func (s *database) checkSchema() error {
 			return fmt.Errorf("%w: the data directory has schema %d, this Mnemo knows up to %d; upgrade Mnemo", memory.ErrSchema, n, SchemaVersion)
 		}
 		// Migrations from older versions go here, one step at a time.
+		//
+		// 1 → 2 rewrites nothing at open: readers take plain JSON and
+		// float32 vectors as well as frames and int8 vectors; the old
+		// values are rewritten in the background (reframe.go). The version
+		// goes up at once so that an older Mnemo refuses the directory
+		// instead of misreading its values.
+		if n == 1 {
+			if err := txn.Set(keyReframe, nil); err != nil {
+				return err
+			}
+		}
+		if n < SchemaVersion {
+			return txn.Set(keySchema, []byte(strconv.Itoa(SchemaVersion)))
+		}
 		return nil
 	})
 }
@@ -318,11 +345,11 @@ func getJSON(txn *badger.Txn, k []byte, v any) error {
 	if err != nil {
 		return err
 	}
-	return item.Value(func(b []byte) error { return json.Unmarshal(b, v) })
+	return item.Value(func(b []byte) error { return unmarshalValue(b, v) })
 }
 
 func setJSON(txn *badger.Txn, k []byte, v any) error {
-	b, err := json.Marshal(v)
+	b, err := marshalValue(v)
 	if err != nil {
 		return err
 	}

@@ -252,6 +252,9 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 		m.scrubObservation(&o)
 		obs[i], docs[i] = o, DocOf(&o)
 	}
+	if err := m.embedDocs(ctx, docs); err != nil {
+		return fmt.Errorf("index: %w", err)
+	}
 	// The index and Badger change together, as a snapshot sees them.
 	m.snapMu.RLock()
 	defer m.snapMu.RUnlock()
