@@ -17,29 +17,37 @@ import (
 //   - GOGC 50 (DaemonGCPercent): the heap grows by half its live size
 //     between collections, not by all of it.
 //   - A soft memory limit that follows the live heap (memoryLimitFor):
-//     live × 1.5 + 16 MiB, set once the search index is loaded and
-//     refreshed every gcRefresh. A fixed limit was tried and dropped: at
-//     100k observations the live heap passes any fixed limit and the
-//     collector then runs without pause; a limit that moves with the live
-//     heap never falls under it, and it makes the runtime hand freed pages
-//     back to the OS at once instead of keeping them for the next burst.
-//   - debug.FreeOSMemory once the index is loaded and after an import:
-//     the records decoded to build the index, or imported, are garbage by
-//     then and their pages go back to the OS at once.
+//     live + max(live/2, 24 MiB), set once the search index is loaded and
+//     looked at again every gcRefresh. At 100k observations that is about
+//     GOGC 50's own goal; at 10k the 24 MiB floor binds, and in both the
+//     runtime hands freed pages back to the OS at once instead of keeping
+//     them for the next burst. A fixed limit was tried and dropped: at 100k
+//     the live heap passes any fixed limit and the collector then runs
+//     without pause; this one never falls under the live heap.
+//   - No limit during an import (bulkWork): the live heap grows faster than
+//     the limit follows, and a 100k import went from 28 s to 116 s.
+//   - debug.FreeOSMemory once the index is loaded and after an import: the
+//     records decoded to build the index, or imported, are garbage by then.
 //
-// GOGC and GOMEMLIMIT, when set, win over both.
+// GOGC and GOMEMLIMIT, when set, win.
 //
-// Measured with `mnemo-bench -parts sizes -sizes 10000` (sentence encoder
-// loaded, its weights memory-mapped; VmRSS after 200 searches and 100
-// SessionStarts; anonymous memory in brackets; search p50/p99), one run each
-// on a shared 2-core machine:
+// Measured with `mnemo-bench -parts sizes` (sentence encoder loaded, its
+// weights memory-mapped; daemon VmRSS after 200 searches and 100
+// SessionStarts, anonymous in brackets; search p50 · p99), one run each on
+// a shared 2-core machine (docs/benchmarks.md has the table):
 //
-//	GOGC 100                         190 MB (113)   14.2 / 53 ms
-//	GOGC 50                          162 MB  (85)   15.5 / 98 ms
-//	GOGC 25                          147 MB  (70)   19.0 / 44 ms
-//	GOGC 50, GOMEMLIMIT 64 MiB       134 MB  (57)   37.2 / 132 ms (the limit binds: GC thrash)
-//	GOGC 50, GOMEMLIMIT 80 MiB       139 MB  (63)   14.8 / 31 ms
-//	this policy                      see memoryLimitFor
+//	10k (live heap 55 MB)
+//	GOGC 100                              190 MB  (113)  14.2 · 53 ms
+//	GOGC 50 (before)                      162 MB   (85)  15.5 · 98 ms
+//	GOGC 25                               147 MB   (70)  19.0 · 44 ms
+//	GOMEMLIMIT 64 MiB                     134 MB   (57)  37.2 · 132 ms
+//	GOMEMLIMIT 80 MiB                     139 MB   (63)  14.8 · 31 ms
+//	live + max(live/4, 24 MiB)            139 MB   (62)  17.7 · 85 ms
+//	live + max(live/2, 24 MiB) (this)     144 MB   (66)  14.6 · 37 ms
+//	100k (live heap 390 MB)
+//	GOGC 50, weights in the heap (before) 1049 MB (702)  22.1 · 72 ms, import 37.5 s
+//	live + max(live/4, 24 MiB)             833 MB (460)  45.6 · 313 ms, import 116 s
+//	live + max(live/2, 24 MiB) (this)      917 MB (545)  23.3 · 60 ms, import 27.5 s
 const (
 	// DaemonGCPercent is the daemon's GOGC (the GOGC variable overrides it).
 	DaemonGCPercent = 50
