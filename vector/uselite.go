@@ -380,6 +380,9 @@ func (m *USELite) embedIDs(ids []int) []float32 {
 		out[i] = float32(math.Tanh(float64(v)))
 	}
 	normalize(out)
+	// The weights may be a mapping that m's cleanup unmaps: m stays
+	// reachable until they are no longer read.
+	runtime.KeepAlive(m)
 	return out
 }
 
