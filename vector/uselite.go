@@ -2,6 +2,7 @@ package vector
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"gonum.org/v1/gonum/blas"
@@ -49,7 +51,9 @@ type useLayer struct {
 // USELite is the Universal Sentence Encoder Lite run in pure Go: a SentencePiece
 // tokenizer, a two-layer transformer, mean pooling and a tanh head, giving
 // 512-dimensional unit vectors. The weights are read once; Embed only reads
-// them, so a USELite is safe for concurrent use.
+// them, so a USELite is safe for concurrent use. They are float32, as
+// published: stored as float16 they would take half the bytes but change
+// the vectors (see writeWeightsFile's notes in weights.go).
 type USELite struct {
 	emb    []float32 // vocabulary x useEmbedDim
 	timing []float32 // inverse timescales of the sinusoidal position signal
@@ -57,6 +61,7 @@ type USELite struct {
 	tanhW  []float32 // useOutDim x useOutDim
 	tanhB  []float32
 	tok    *pieceTokenizer
+	info   string // where the weights came from, for LoadInfo
 }
 
 var _ Embedder = (*USELite)(nil)
@@ -66,16 +71,19 @@ var _ Embedder = (*USELite)(nil)
 // when it holds model.json). The Embedder it returns is a *USELite. It
 // returns an error wrapping ErrNoModel when the files are not there, and
 // another error when they are there but unreadable.
+//
+// The weights come from the converted file InstallModel writes beside the
+// tfjs shards (memory-mapped read-only where the platform allows). When that
+// file is missing (an install made before it existed), damaged, truncated or
+// converted from another model.json, OpenUSELite writes it again from the
+// shards and says why in LoadInfo; when the folder cannot be written, it
+// reads the shards into the heap instead.
 func OpenUSELite(dir string) (Embedder, error) {
 	modelDir, err := findModelDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	weights, err := readWeights(modelDir)
-	if err != nil {
-		return nil, fmt.Errorf("open use-lite: %w", err)
-	}
-	m, err := newUSELite(weights)
+	m, err := openUSELiteWeights(modelDir)
 	if err != nil {
 		return nil, fmt.Errorf("open use-lite: %w", err)
 	}
@@ -91,6 +99,63 @@ func OpenUSELite(dir string) (Embedder, error) {
 	}
 	return m, nil
 }
+
+// openUSELiteWeights binds the encoder to the weights file of modelDir,
+// writing it first when it is missing or refused.
+func openUSELiteWeights(modelDir string) (*USELite, error) {
+	raw, err := os.ReadFile(filepath.Join(modelDir, "model.json"))
+	if err != nil {
+		return nil, err
+	}
+	src := sha256.Sum256(raw)
+	path := filepath.Join(modelDir, weightsFileName)
+	wf, err := openWeightsFile(path, src)
+	var why string
+	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			why = err.Error()
+		} else {
+			why = "no " + weightsFileName + " yet"
+		}
+		if werr := writeWeightsFile(modelDir, path); werr != nil {
+			// A folder that cannot be written: the shards, into the heap.
+			weights, rerr := readWeights(modelDir)
+			if rerr != nil {
+				return nil, rerr
+			}
+			m, err := newUSELite(weights)
+			if err != nil {
+				return nil, err
+			}
+			m.info = fmt.Sprintf("weights read from the tfjs shards into the heap (%s; rewriting %s failed: %v)", why, weightsFileName, werr)
+			return m, nil
+		}
+		if wf, err = openWeightsFile(path, src); err != nil {
+			return nil, err
+		}
+	}
+	m, err := newUSELite(wf.tensors)
+	if err != nil {
+		if wf.mapped {
+			unmapFile(wf.data)
+		}
+		return nil, err
+	}
+	how := "read into the heap"
+	if wf.mapped {
+		how = "memory-mapped"
+		runtime.AddCleanup(m, func(b []byte) { unmapFile(b) }, wf.data)
+	}
+	m.info = fmt.Sprintf("weights %s from %s", how, path)
+	if why != "" {
+		m.info += " (rebuilt: " + why + ")"
+	}
+	return m, nil
+}
+
+// LoadInfo says where the weights came from: the memory-mapped weights
+// file, or the heap, and why the file was rebuilt when it was.
+func (m *USELite) LoadInfo() string { return m.info }
 
 // findModelDir returns the folder holding model.json: dir/use-lite or dir.
 func findModelDir(dir string) (string, error) {
@@ -221,7 +286,7 @@ func readWeights(dir string) (map[string][]float32, error) {
 // checks their sizes.
 func newUSELite(w map[string][]float32) (*USELite, error) {
 	var missing error
-	get := func(name string, size int) []float32 {
+	m := bindUSELite(func(name string, size int) []float32 {
 		a, ok := w[name]
 		switch {
 		case !ok:
@@ -230,7 +295,19 @@ func newUSELite(w map[string][]float32) (*USELite, error) {
 			missing = errors.Join(missing, fmt.Errorf("weight %s has %d values, want %d", name, len(a), size))
 		}
 		return a
+	})
+	if missing != nil {
+		return nil, missing
 	}
+	if len(m.emb) == 0 || len(m.emb)%useEmbedDim != 0 {
+		return nil, fmt.Errorf("embedding table has %d values, not a multiple of %d", len(m.emb), useEmbedDim)
+	}
+	return m, nil
+}
+
+// bindUSELite asks get for every tensor of the encoder, by name and size
+// (0 when any size will do).
+func bindUSELite(get func(name string, size int) []float32) *USELite {
 	m := &USELite{}
 	m.emb = get("module/Embeddings_en", 0)
 	m.timing = get(weightPrefix+"Encode/TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1", useEmbedDim/2)
@@ -263,13 +340,7 @@ func newUSELite(w map[string][]float32) (*USELite, error) {
 	}
 	m.tanhW = get("module/Encoder_en/hidden_layers/tanh_layer_0/weights", useOutDim*useOutDim)
 	m.tanhB = get("module/Encoder_en/hidden_layers/tanh_layer_0/bias", useOutDim)
-	if missing != nil {
-		return nil, missing
-	}
-	if len(m.emb) == 0 || len(m.emb)%useEmbedDim != 0 {
-		return nil, fmt.Errorf("embedding table has %d values, not a multiple of %d", len(m.emb), useEmbedDim)
-	}
-	return m, nil
+	return m
 }
 
 // embedIDs runs the encoder on piece ids and returns the unit vector.
@@ -309,6 +380,9 @@ func (m *USELite) embedIDs(ids []int) []float32 {
 		out[i] = float32(math.Tanh(float64(v)))
 	}
 	normalize(out)
+	// The weights may be a mapping that m's cleanup unmaps: m stays
+	// reachable until they are no longer read.
+	runtime.KeepAlive(m)
 	return out
 }
 

@@ -23,6 +23,10 @@
 //
 //	go run ./cmd/mnemo-soak -bin bin -duration 3m
 //
+// With -steady FILE it runs instead a long, fault-free load against a
+// daemon started on a large store and checks that its memory stays flat
+// (steady.go).
+//
 // Everything runs on this machine: the socket is a Unix socket, nothing
 // listens on a network.
 package main
@@ -58,6 +62,15 @@ type options struct {
 	drain         time.Duration
 	seed          uint64
 	keep, verbose bool
+
+	// The steady mode (steady.go).
+	steady     string // the export file to start from; empty: the fault mode
+	events     int
+	searches   int
+	searchPace time.Duration
+	sample     time.Duration
+	idle       time.Duration
+	tolerance  float64
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -76,7 +89,23 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.Uint64Var(&o.seed, "seed", uint64(time.Now().UnixNano()), "random seed (printed; reuse it to repeat a run's choices)")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary home")
 	fs.BoolVar(&o.verbose, "v", false, "log more")
+	fs.StringVar(&o.steady, "steady", "", "steady mode: import this export file (e.g. the benchmark's 100k data set), restart the daemon, run -events hook events and -searches searches with no faults while sampling its RSS, and check the RSS stays within -steady-tolerance of where it settled")
+	fs.IntVar(&o.events, "events", 10000, "steady mode: hook events to run")
+	fs.IntVar(&o.searches, "searches", 2000, "steady mode: searches to run (over one socket connection)")
+	fs.DurationVar(&o.searchPace, "search-pace", 50*time.Millisecond, "steady mode: the mean wait between two searches while the events run")
+	fs.DurationVar(&o.sample, "sample", time.Second, "steady mode: how often to sample the daemon's RSS")
+	fs.DurationVar(&o.idle, "idle", 30*time.Second, "steady mode: how long to sample the daemon once the load is done and the queue drained")
+	fs.Float64Var(&o.tolerance, "steady-tolerance", 0.10, "steady mode: how far above its settled level the RSS's later medians may go")
 	err := fs.Parse(args)
+	if err == nil && o.steady != "" {
+		// -duration caps the steady load, which ends when its counts are
+		// reached; its fault-mode default would cut it short.
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || f.Name == "duration" })
+		if !set {
+			o.duration = time.Hour
+		}
+	}
 	return o, err
 }
 
@@ -99,7 +128,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	defer s.cleanup()
-	rep, err := s.run(ctx)
+	run := s.run
+	if o.steady != "" {
+		run = s.runSteady
+	}
+	rep, err := run(ctx)
 	if err != nil {
 		log.Error("soak failed to run", "err", err)
 		return 1

@@ -39,6 +39,8 @@ type soak struct {
 	restarts int
 	freezes  int
 	serves   int // mnemo serve processes the editor started
+
+	eventTarget int // the steady mode's hook events; 0: no count
 }
 
 // hookRun is one mnemo-hook process.
@@ -76,6 +78,11 @@ func newSoak(o options, log *slog.Logger) (*soak, error) {
 		home: filepath.Join(root, "mnemo"), userHome: filepath.Join(root, "home"), project: filepath.Join(root, "src", "billing-api"),
 		runID:    fmt.Sprintf("%x", o.seed&0xffffff),
 		sessions: map[string]bool{}, ended: map[string]bool{},
+	}
+	if o.steady != "" {
+		if s.o.steady, err = filepath.Abs(o.steady); err != nil {
+			return nil, err
+		}
 	}
 	if o.models == "" {
 		s.o.models = filepath.Join(root, "no-models")
@@ -174,7 +181,7 @@ func (s *soak) run(ctx context.Context) (*report, error) {
 // agent plays Claude Code sessions one after another until ctx ends; the
 // session under way when it ends is finished without pauses.
 func (s *soak) agent(ctx context.Context, a int, r *rand.Rand) {
-	for k := 0; ctx.Err() == nil; k++ {
+	for k := 0; ctx.Err() == nil && !s.eventsDone(); k++ {
 		s.session(ctx, fmt.Sprintf("soak-%s-cc-%d-%d", s.runID, a, k), r)
 	}
 }

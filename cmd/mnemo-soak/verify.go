@@ -41,6 +41,7 @@ type report struct {
 	ended      int
 	completed  int
 	drain      time.Duration
+	steady     *steadyResult // the steady mode's numbers
 	violations []string
 }
 
@@ -371,7 +372,12 @@ func readExport(path string) ([]memory.Record, error) {
 
 // print writes the counts and the violations.
 func (r *report) print(w io.Writer) {
-	fmt.Fprintf(w, "mnemo-soak: %s of load, seed %d, %d hook agents\n\n", r.o.duration, r.o.seed, r.o.agents)
+	if r.steady != nil {
+		fmt.Fprintf(w, "mnemo-soak -steady: seed %d, %d hook agents, no faults\n\n", r.o.seed, r.o.agents)
+		r.steady.print(w, r.o.tolerance)
+	} else {
+		fmt.Fprintf(w, "mnemo-soak: %s of load, seed %d, %d hook agents\n\n", r.o.duration, r.o.seed, r.o.agents)
+	}
 	fmt.Fprintf(w, "faults      %d kill -9 of the daemon (%d restarted at once, the rest by the next client), %d freezes (SIGSTOP 1.5-3 s); %d daemons served\n", r.kills, r.restarts, r.freezes, r.daemons)
 	fmt.Fprintf(w, "hooks       %d runs; %d calls spooled by the hooks, %d spooled calls ingested by daemons; %d neither delivered nor spooled\n", r.hookRuns, r.spooled, r.ingested, r.unspooled)
 	events := make([]string, 0, len(r.hooks))

@@ -137,6 +137,10 @@ func (m *Main) Open(ctx context.Context) error {
 	if notice != "" {
 		m.Logger.Warn(notice)
 	}
+	if u, ok := emb.(*vector.USELite); ok {
+		// Where the weights came from, and why their file was rebuilt.
+		m.Logger.Info("sentence encoder loaded", "weights", u.LoadInfo())
+	}
 	agent := m.Agent
 	if agent == nil {
 		if agent, err = newAgent(cfg, m.Home, m.Logger); err != nil {

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -20,9 +19,6 @@ import (
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
-
-// DaemonGCPercent is the daemon's GOGC (the GOGC variable overrides it).
-const DaemonGCPercent = 50
 
 // DefaultIdleTimeout is how long the daemon waits with no client and no
 // queued work before it exits.
@@ -101,13 +97,7 @@ type Daemon struct {
 // bounded time, and closes the store.
 func (d *Daemon) Run(ctx context.Context) error {
 	log := d.Logger
-	if os.Getenv("GOGC") == "" {
-		// An always-on daemon: let the heap grow by half its live size
-		// between collections, not double it (GOGC's default). A memory
-		// limit was tried and dropped: at 100k observations the live heap
-		// passes any fixed limit and the collector then runs without pause.
-		debug.SetGCPercent(DaemonGCPercent)
-	}
+	setGCPercent() // and tuneMemory below: gc.go
 	sock := rpc.SocketPath(d.Home)
 	ln, err := rpc.Listen(sock)
 	if errors.Is(err, rpc.ErrDaemonRunning) {
@@ -135,6 +125,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		wg.Go(func() { d.watchIdle(ctx, cancel) })
 	}
 	wg.Go(func() { d.watchSpool(ctx) })
+	wg.Go(func() { d.tuneMemory(ctx) })
 	err = rpc.ServeListener(ctx, ln, func(ctx context.Context, nc net.Conn) {
 		d.clients.Add(1)
 		defer func() {

@@ -39,7 +39,9 @@ func importFrom(ctx context.Context, mem *store.Memory, p memory.ImportParams) (
 		return memory.ImportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
 	}
 	defer f.Close()
+	done := bulkWork() // gc.go
 	res, err := mem.Import(ctx, f, nil)
+	done()
 	if err != nil {
 		return res, &memory.FieldError{Field: "path", Reason: err.Error()}
 	}

@@ -478,6 +478,10 @@ func (m *Memory) Counts(ctx context.Context) (memory.Counts, error) {
 	return c, err
 }
 
+// IndexLoaded is closed once the search index holds the stored
+// observations (those still to embed go in later).
+func (m *Memory) IndexLoaded() <-chan struct{} { return m.loaded }
+
 // Status describes this memory.
 func (m *Memory) Status(ctx context.Context) (memory.Status, error) {
 	c, err := m.Counts(ctx)
