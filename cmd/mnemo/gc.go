@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/metrics"
 	"sync/atomic"
@@ -17,17 +18,19 @@ import (
 //   - GOGC 50 (DaemonGCPercent): the heap grows by half its live size
 //     between collections, not by all of it.
 //   - A soft memory limit that follows the live heap (memoryLimitFor):
-//     live + max(live/2, 24 MiB), set once the search index is loaded and
-//     looked at again every gcRefresh. At 100k observations that is about
-//     GOGC 50's own goal; at 10k the 24 MiB floor binds, and in both the
-//     runtime hands freed pages back to the OS at once instead of keeping
-//     them for the next burst. A fixed limit was tried and dropped: at 100k
+//     live + max(live/4, 24 MiB), set once the search index is loaded and
+//     looked at again every gcRefresh. At 10k the 24 MiB floor binds; in
+//     both sizes the runtime hands freed pages back to the OS at once
+//     instead of keeping them for the next burst. A fixed limit was tried and dropped: at 100k
 //     the live heap passes any fixed limit and the collector then runs
 //     without pause; this one never falls under the live heap.
 //   - No limit during an import (bulkWork): the live heap grows faster than
 //     the limit follows, and a 100k import went from 28 s to 116 s.
 //   - debug.FreeOSMemory once the index is loaded and after an import: the
 //     records decoded to build the index, or imported, are garbage by then.
+//   - Badger's mapped tables: their resident pages are dropped from the
+//     daemon's mappings (not from the page cache) once the index is loaded
+//     and every tablePagesEvery after (pages_linux.go).
 //
 // GOGC and GOMEMLIMIT, when set, win.
 //
@@ -43,20 +46,32 @@ import (
 //	GOMEMLIMIT 64 MiB                     134 MB   (57)  37.2 · 132 ms
 //	GOMEMLIMIT 80 MiB                     139 MB   (63)  14.8 · 31 ms
 //	live + max(live/4, 24 MiB)            139 MB   (62)  17.7 · 85 ms
-//	live + max(live/2, 24 MiB) (this)     144 MB   (66)  14.6 · 37 ms
+//	live + max(live/2, 24 MiB)            144 MB   (66)  14.6 · 37 ms
 //	100k (live heap 390 MB)
 //	GOGC 50, weights in the heap (before) 1049 MB (702)  22.1 · 72 ms, import 37.5 s
 //	live + max(live/4, 24 MiB)             833 MB (460)  45.6 · 313 ms, import 116 s
-//	live + max(live/2, 24 MiB) (this)      917 MB (545)  23.3 · 60 ms, import 27.5 s
+//	live + max(live/2, 24 MiB)             917 MB (545)  23.3 · 60 ms, import 27.5 s
+//
+// Then the index became flat arrays with few pointers (vector/keyword.go,
+// quant.go), a third of the live heap and cheap to mark, and the tighter
+// limit no longer slows search (quiet machine, one run each):
+//
+//	100k (live heap 151 MB)
+//	live + max(live/2, 24 MiB)             329 MB (203)  14.0 · 31 ms
+//	live + max(live/4, 24 MiB) (this)      291 MB (166)  13.6 · 27 ms
+//	10k (live heap ~30 MB): 99 MB (46) and 99 MB (45), search 8.3 and 9.1 ms
 const (
 	// DaemonGCPercent is the daemon's GOGC (the GOGC variable overrides it).
 	DaemonGCPercent = 50
 	gcRefresh       = 2 * time.Second
+	// tablePagesEvery is how often the daemon drops its resident pages of
+	// Badger's tables.
+	tablePagesEvery = 10 * time.Second
 )
 
 // memoryLimitFor is the soft memory limit for a live heap of live bytes.
 func memoryLimitFor(live uint64) int64 {
-	return int64(live + max(live/2, 24<<20))
+	return int64(live + max(live/4, 24<<20))
 }
 
 // setGCPercent applies DaemonGCPercent unless GOGC is set.
@@ -76,11 +91,27 @@ func (d *Daemon) tuneMemory(ctx context.Context) {
 		return
 	}
 	releaseMemory()
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return
+	dropPages := func() {
+		if n, err := dropTablePages(filepath.Join(d.Home, "db")); err != nil {
+			d.Logger.Warn("drop the resident pages of Badger's tables", "err", err)
+		} else {
+			d.Logger.Debug("dropped the resident pages of Badger's tables", "mappedMB", n>>20)
+		}
 	}
+	dropPages()
+	lastDrop := time.Now()
 	var last int64
 	for {
+		if time.Since(lastDrop) >= tablePagesEvery {
+			dropPages()
+			lastDrop = time.Now()
+		}
+		if os.Getenv("GOMEMLIMIT") != "" {
+			if !sleep(ctx, gcRefresh) {
+				return
+			}
+			continue
+		}
 		live := liveHeap()
 		if bulk.Load() > 0 {
 			last = 0 // set again once the bulk work is done
