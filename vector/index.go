@@ -193,11 +193,9 @@ type Index struct {
 	codes []uint64  // sign codes by slot, words each
 	nvec  int       // documents with a vector
 
-	projects  []string
-	projectOf map[string]uint32
-	vecCount  []int // by project: documents with a vector
-	types     []string
-	typeOf    map[string]uint32
+	projects names
+	vecCount []int // by project: documents with a vector
+	types    names
 
 	// prefilterMin is the scope from which a vector search uses the sign
 	// codes (a variable for the tests).
@@ -228,8 +226,6 @@ func NewIndex(e Embedder) *Index {
 		byID:         make(map[uint64]uint32),
 		fusion:       semanticFusion,
 		words:        codeWords(e.Dim()),
-		projectOf:    make(map[string]uint32),
-		typeOf:       make(map[string]uint32),
 		prefilterMin: prefilterMin,
 	}
 	if _, ok := e.(lexicalEmbedder); ok {
@@ -350,7 +346,7 @@ func (ix *Index) setVector(ctx context.Context, slot, p uint32, v []float32, sma
 	case n == smallProject+1:
 		if ix.cols[p] != nil {
 			// Freed: the project's searches use the quantized vectors now.
-			if err := ix.db.DeleteCollection(collectionName(ix.projects[p])); err != nil {
+			if err := ix.db.DeleteCollection(collectionName(ix.projects.list[p])); err != nil {
 				return err
 			}
 			delete(ix.cols, p)
@@ -367,26 +363,53 @@ func (ix *Index) setVector(ctx context.Context, slot, p uint32, v []float32, sma
 	return nil
 }
 
+// names numbers the distinct strings of a field (projects, types), so
+// that an entry keeps a number, not a string.
+type names struct {
+	list []string
+	of   map[string]uint32
+}
+
+// number returns the number of s, adding it.
+func (n *names) number(s string) (id uint32, added bool) {
+	if id, ok := n.of[s]; ok {
+		return id, false
+	}
+	if n.of == nil {
+		n.of = make(map[string]uint32)
+	}
+	id = uint32(len(n.list))
+	n.list = append(n.list, s)
+	n.of[s] = id
+	return id, true
+}
+
+// find returns the number of s, if it has one.
+func (n *names) find(s string) (uint32, bool) {
+	id, ok := n.of[s]
+	return id, ok
+}
+
+// set makes list the numbered strings, in its order.
+func (n *names) set(list []string) {
+	n.list, n.of = list, make(map[string]uint32, len(list))
+	for i, s := range list {
+		n.of[s] = uint32(i)
+	}
+}
+
 // projectNumber numbers a project name. Callers hold the write lock.
 func (ix *Index) projectNumber(name string) uint32 {
-	if p, ok := ix.projectOf[name]; ok {
-		return p
+	p, added := ix.projects.number(name)
+	if added {
+		ix.vecCount = append(ix.vecCount, 0)
 	}
-	p := uint32(len(ix.projects))
-	ix.projects = append(ix.projects, name)
-	ix.projectOf[name] = p
-	ix.vecCount = append(ix.vecCount, 0)
 	return p
 }
 
 // typeNumber numbers a type name. Callers hold the write lock.
 func (ix *Index) typeNumber(name string) uint32 {
-	if t, ok := ix.typeOf[name]; ok {
-		return t
-	}
-	t := uint32(len(ix.types))
-	ix.types = append(ix.types, name)
-	ix.typeOf[name] = t
+	t, _ := ix.types.number(name)
 	return t
 }
 
@@ -533,7 +556,7 @@ func (ix *Index) collection(p uint32) (*chromem.Collection, error) {
 	if col := ix.cols[p]; col != nil {
 		return col, nil
 	}
-	col, err := ix.db.CreateCollection(collectionName(ix.projects[p]), map[string]string{"embedder": ix.emb.ID()}, ix.embedFunc)
+	col, err := ix.db.CreateCollection(collectionName(ix.projects.list[p]), map[string]string{"embedder": ix.emb.ID()}, ix.embedFunc)
 	if err != nil {
 		return nil, err
 	}
@@ -1047,12 +1070,12 @@ func (ix *Index) newFilter(q Query) *filter {
 	f := &filter{project: -1}
 	if q.Project != "" {
 		f.project = noProject
-		if p, ok := ix.projectOf[q.Project]; ok {
+		if p, ok := ix.projects.find(q.Project); ok {
 			f.project = int(p)
 		}
 	}
 	for _, t := range q.Types {
-		if n, ok := ix.typeOf[t]; ok {
+		if n, ok := ix.types.find(t); ok {
 			f.types = append(f.types, n)
 		}
 	}

@@ -96,8 +96,8 @@ func (ix *Index) WriteSnapshot(w io.Writer, asOf uint64) error {
 	sw.put(asOf)
 	sw.str(ix.emb.ID())
 	sw.u32(uint32(ix.dim))
-	sw.strs(ix.projects)
-	sw.strs(ix.types)
+	sw.strs(ix.projects.list)
+	sw.strs(ix.types.list)
 
 	n := len(live)
 	ids, times := make([]uint64, n), make([]int64, n)
@@ -183,17 +183,15 @@ func (ix *Index) LoadSnapshot(r io.Reader, current func(asOf, id uint64) bool) (
 // clear empties the index. Callers hold the write lock.
 func (ix *Index) clear() {
 	for p := range ix.cols {
-		_ = ix.db.DeleteCollection(collectionName(ix.projects[p]))
+		_ = ix.db.DeleteCollection(collectionName(ix.projects.list[p]))
 	}
 	clear(ix.cols)
 	clear(ix.byID)
-	clear(ix.projectOf)
-	clear(ix.typeOf)
 	ix.slots, ix.dead, ix.gone, ix.free = nil, nil, nil, nil
 	ix.kw = keywordIndex{}
 	ix.quant, ix.inv, ix.codes = nil, nil, nil
 	ix.nvec = 0
-	ix.projects, ix.vecCount, ix.types = nil, nil, nil
+	ix.projects, ix.vecCount, ix.types = names{}, nil, names{}
 }
 
 // readSnapshot reads a snapshot into the empty index, checking it whole.
@@ -302,14 +300,9 @@ func (ix *Index) readSnapshot(r io.Reader) (n int, asOf uint64, err error) {
 		}
 	}
 
-	ix.projects, ix.types = projects, types
+	ix.projects.set(projects)
+	ix.types.set(types)
 	ix.vecCount = make([]int, len(projects))
-	for i, p := range projects {
-		ix.projectOf[p] = uint32(i)
-	}
-	for i, t := range types {
-		ix.typeOf[t] = uint32(i)
-	}
 	ix.slots = make([]entry, n)
 	ix.gone = make([]bool, n)
 	ix.quant = quant
