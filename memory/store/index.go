@@ -18,11 +18,11 @@ import (
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
-// The search index is derived data: chromem-go and the keyword index live
-// in memory and are loaded from Badger at start. Each observation's vector
-// is stored under v/<id> with the embedder's id under meta/embedder, so a
-// restart reuses them and a change of embedder re-embeds everything, in
-// the background, with progress in the log and in Status.
+// The search index is derived data: it lives in memory and is loaded at
+// start from its snapshot (snapshot.go) or from Badger. Each observation's
+// vector is stored under v/<id> with the embedder's id under meta/embedder,
+// so a restart reuses them and a change of embedder re-embeds everything,
+// in the background, with progress in the log and in Status.
 
 // DocOf is what the search index knows of an observation. The order of its
 // text matters to a sentence encoder, which reads only the first 128 pieces
