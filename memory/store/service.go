@@ -463,14 +463,21 @@ func (m *Memory) Prompts(ctx context.Context, sessionID uint64) ([]memory.Prompt
 }
 
 // Counts sizes the store.
+//
+// Observations and summaries are counted by their project-and-time index
+// keys, one per record and written and deleted with it: those keys carry no
+// value, so the count reads a few MB of tables at 100k observations instead
+// of every record's block (70 MB, which then stays mapped in the daemon
+// until dropped; a client that polls Status, as the soak and editors do,
+// kept it there).
 func (m *Memory) Counts(ctx context.Context) (memory.Counts, error) {
 	var c memory.Counts
 	err := m.store.view(func(txn *badger.Txn) error {
 		c = memory.Counts{
 			Sessions:     countPrefix(txn, pSession),
 			Prompts:      countPrefix(txn, pPrompt),
-			Observations: countPrefix(txn, pObs),
-			Summaries:    countPrefix(txn, pSummary),
+			Observations: countPrefix(txn, pObsProject),
+			Summaries:    countPrefix(txn, pSumProject),
 			Queued:       countPrefix(txn, pQueue),
 		}
 		return nil
