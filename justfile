@@ -80,7 +80,7 @@ soak duration="3m": build
 # Steady under time: the benchmark's 100k data set imported, the daemon restarted on it, then
 # 10k hook events and 2k searches with no faults while its RSS is sampled; fails when the RSS
 # grows more than 10 % past where it settled. `just bench -sizes 100000` writes the data set.
-soak-steady file=".cache/bench/obs-v2-use-lite-512_0.2.0-k1000-100000.jsonl" *flags="": build model
+soak-steady file=".cache/bench/obs-v3-use-lite-512_0.2.0-k1000-100000.jsonl" *flags="": build model
     go run ./cmd/mnemo-soak -bin {{bin}} -models .cache/models -steady {{file}} -agents 8 -pace 100ms {{flags}}
 
 # Every fuzz target of the module for a bounded time each (seeds in testdata/fuzz/).
