@@ -103,3 +103,25 @@ func OpenUSELiteShards(models string) (*USELite, error) {
 	m.tok, err = newPieceTokenizer(vocab)
 	return m, err
 }
+
+// Quantize returns v as the index keeps it (quantize's integers), with the
+// scale that turns them back into a vector of v's direction and length
+// (q[i]·scale ≈ v[i]).
+func Quantize(v []float32) (q []int8, scale float32) {
+	q = make([]int8, len(v))
+	quantize(v, q)
+	var m float32
+	for _, x := range v {
+		m = max(m, x, -x)
+	}
+	return q, m / 127
+}
+
+// Dequantize returns the vector of q and scale.
+func Dequantize(q []int8, scale float32) []float32 {
+	v := make([]float32, len(q))
+	for i, n := range q {
+		v[i] = float32(n) * scale
+	}
+	return v
+}

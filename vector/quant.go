@@ -8,7 +8,9 @@ import "math"
 // that the cosine similarity of a unit query u is dot(u, q)/|q|. Rounding
 // moves a similarity by about 10⁻³ (TestQuantizedSimilarity); the eval's
 // rankings do not see it. Quantizing a dequantized vector gives the same
-// integers back, so vectors stored this way reload unchanged.
+// integers back (TestQuantizeIsIdempotent), so a store that keeps vectors
+// as int8 with their scale, as memory/store does, gives the index the same
+// integers after a restart.
 
 // quantize writes v as integers into q and returns 1/|q|, or 0 when v is
 // zero.
@@ -29,35 +31,6 @@ func quantize(v []float32, q []int8) float32 {
 		ss += float64(n) * float64(n)
 	}
 	return float32(1 / math.Sqrt(ss))
-}
-
-// Quantize returns v as the index keeps it: 8-bit integers and the scale
-// that turns them back into a vector of v's direction and length (q[i]·scale
-// ≈ v[i]). Stores use it to keep vectors in a quarter of the bytes;
-// Dequantize(Quantize(v)) indexes exactly as v does.
-func Quantize(v []float32) (q []int8, scale float32) {
-	var m float64
-	for _, x := range v {
-		m = max(m, math.Abs(float64(x)))
-	}
-	q = make([]int8, len(v))
-	if m == 0 || math.IsNaN(m) || math.IsInf(m, 0) {
-		return q, 0
-	}
-	s := m / 127
-	for i, x := range v {
-		q[i] = int8(math.Round(float64(x) / s))
-	}
-	return q, float32(s)
-}
-
-// Dequantize returns the vector of q and scale.
-func Dequantize(q []int8, scale float32) []float32 {
-	v := make([]float32, len(q))
-	for i, n := range q {
-		v[i] = float32(n) * scale
-	}
-	return v
 }
 
 // dequantizeUnit returns the unit vector of q, whose inverse length is inv.
