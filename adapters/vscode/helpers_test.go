@@ -280,7 +280,12 @@ func (c *editorConn) settle() {
 			c.t.Fatalf("sync: %v", err)
 		}
 	}
-	if err := c.mem.WaitIdle(ctxT(c.t)); err != nil {
+	// A bound, not a measure: 200 events of one turn take the worker about
+	// 5 s under the race detector (each reads the turn's observations so
+	// far, every one a deflate frame to inflate), more on a loaded machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := c.mem.WaitIdle(ctx); err != nil {
 		c.t.Fatalf("wait for the worker: %v", err)
 	}
 }
