@@ -234,12 +234,12 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 	core := c.String()
 	if core == "" || c.kind <= kindLook {
 		// Nothing specific: the command line as typed says most.
-		core = clip(firstLine(line), 80)
+		core = Clip(FirstLine(line), 80)
 	}
 	out := t.output()
 	code, failed := exitStatus(t.out)
 	interrupted := t.out.Interrupted || strings.Contains(t.out.Error, "interrupted by user")
-	n.fact("$ %s", firstLine(line)+ellipsisIf(strings.Contains(line, "\n")))
+	n.fact("$ %s", FirstLine(line)+ellipsisIf(strings.Contains(line, "\n")))
 	if interrupted {
 		n.fact("interrupted by the user")
 	} else {
@@ -311,7 +311,7 @@ func deletedFiles(n *draft, t *toolEvent, c shellCommand) bool {
 func committedChanges(n *draft, t *toolEvent, c shellCommand) {
 	n.Type = memory.TypeChange
 	msg := commitMessage(c.args)
-	n.Title = "Committed: " + firstNonEmpty(msg, "changes")
+	n.Title = "Committed: " + FirstNonEmpty(msg, "changes")
 	for l := range strings.Lines(headTail(t.out.Stdout + "\n" + t.outText)) {
 		l = strings.TrimSpace(l)
 		if m := commitHeadRE.FindStringSubmatch(l); m != nil {
@@ -410,7 +410,7 @@ func failedCommand(n *draft, t *toolEvent, c shellCommand, core string, code int
 	if msg != "" {
 		n.fact("error: %s", msg)
 	}
-	n.Subtitle = firstNonEmpty(msg, fmt.Sprintf("exit code %d", code))
+	n.Subtitle = FirstNonEmpty(msg, fmt.Sprintf("exit code %d", code))
 	switch {
 	case len(names) > 0:
 		verb := " fails"
@@ -452,7 +452,7 @@ func passedCheck(n *draft, c shellCommand, core string, out string, turn []memor
 	if result != "" {
 		n.fact("result: %s", result)
 	}
-	n.Subtitle = firstNonEmpty(result, "exit code 0")
+	n.Subtitle = FirstNonEmpty(result, "exit code 0")
 	n.Title = core + verb
 	fail, i := lastFailureAt(turn)
 	if fail == nil {
@@ -468,10 +468,10 @@ func passedCheck(n *draft, c shellCommand, core string, out string, turn []memor
 	if len(fixed) == 0 {
 		fixed = touched
 	}
-	fixed = dedupe(fixed, 8)
+	fixed = Dedupe(fixed, 8)
 	cause := fail.cause()
 	if len(fixed) == 0 {
-		n.Narrative = fmt.Sprintf("%s passes; earlier in this turn %s failed.", core, firstNonEmpty(cause, fail.command()))
+		n.Narrative = fmt.Sprintf("%s passes; earlier in this turn %s failed.", core, FirstNonEmpty(cause, fail.command()))
 		return
 	}
 	n.Type = memory.TypeBugfix
@@ -670,7 +670,7 @@ func commitMessage(args []string) string {
 		}
 		for _, l := range lines {
 			if l = strings.TrimSpace(l); l != "" && l != "EOF" && l != ")" {
-				return clip(l, 90)
+				return Clip(l, 90)
 			}
 		}
 	}

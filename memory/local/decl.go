@@ -179,7 +179,7 @@ func firstSentence(s string) string {
 	if ss := sentences(s); len(ss) > 0 {
 		s = ss[0]
 	}
-	return clip(s, 140)
+	return Clip(s, 140)
 }
 
 func declNames(ds []codeDecl) []string {
@@ -187,7 +187,7 @@ func declNames(ds []codeDecl) []string {
 	for _, d := range ds {
 		out = append(out, d.name)
 	}
-	return dedupe(out, len(out)+1)
+	return Dedupe(out, len(out)+1)
 }
 
 // declDiff compares the declarations before and after an edit: names only

@@ -40,7 +40,7 @@ func (c shellCommand) String() string {
 		}
 		b.WriteString(w)
 	}
-	return clip(b.String(), 80)
+	return Clip(b.String(), 80)
 }
 
 // primaryCommand is the segment of a command line that says what it does:

@@ -111,7 +111,7 @@ func topicWords(text string, n int) []string {
 			out = append(out, w)
 		}
 	}
-	return dedupe(out, n)
+	return Dedupe(out, n)
 }
 
 // identifiersIn returns the identifiers of a search pattern.
@@ -122,7 +122,7 @@ func identifiersIn(pattern string, n int) []string {
 			out = append(out, f)
 		}
 	}
-	return dedupe(out, n)
+	return Dedupe(out, n)
 }
 
 func isIdentByte(c byte) bool {
@@ -196,7 +196,7 @@ func firstN[T any](s []T, n int) []T {
 	return s
 }
 
-func inQuotes(s string) string { return `"` + clip(oneLine(s), 60) + `"` }
+func inQuotes(s string) string { return `"` + Clip(oneLine(s), 60) + `"` }
 
 // squash collapses runs of white space into one space.
 func squash(s string) string {
@@ -235,13 +235,14 @@ func firstMeaningfulLine(s string) string {
 	for line := range strings.Lines(headTail(s)) {
 		line = strings.TrimSpace(line)
 		if strings.IndexFunc(line, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
-			return clip(squash(line), 120)
+			return Clip(squash(line), 120)
 		}
 	}
 	return ""
 }
 
-func firstNonEmpty(ss ...string) string {
+// FirstNonEmpty returns the first of ss that is not blank, trimmed.
+func FirstNonEmpty(ss ...string) string {
 	for _, s := range ss {
 		if s = strings.TrimSpace(s); s != "" {
 			return s
@@ -250,7 +251,8 @@ func firstNonEmpty(ss ...string) string {
 	return ""
 }
 
-func firstLine(s string) string {
+// FirstLine returns the first line of s, trimmed.
+func FirstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return strings.TrimSpace(s[:i])
@@ -258,8 +260,8 @@ func firstLine(s string) string {
 	return s
 }
 
-// clip cuts s to at most n runes, marking the cut.
-func clip(s string, n int) string {
+// Clip cuts s to at most n runes, marking the cut.
+func Clip(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s
@@ -271,7 +273,8 @@ func clip(s string, n int) string {
 	return strings.TrimSpace(string(r[:n-1])) + "…"
 }
 
-func dedupe(items []string, n int) []string {
+// Dedupe keeps the first n distinct non-empty items, in order.
+func Dedupe(items []string, n int) []string {
 	var out []string
 	var seen map[string]bool
 	if len(items) > 16 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/local"
 )
 
 // Context returns what SessionStart would inject for a project, without
@@ -107,11 +108,11 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			{"Next steps", sum.NextSteps},
 		} {
 			if t := strings.TrimSpace(f.text); t != "" {
-				fmt.Fprintf(&head, "- %s: %s\n", f.label, clip(strings.ReplaceAll(t, "\n", " "), 300))
+				fmt.Fprintf(&head, "- %s: %s\n", f.label, local.Clip(strings.ReplaceAll(t, "\n", " "), 300))
 			}
 		}
 		if len(sum.FilesModified) > 0 {
-			fmt.Fprintf(&head, "- Files modified: %s\n", clip(strings.Join(sum.FilesModified, ", "), 300))
+			fmt.Fprintf(&head, "- Files modified: %s\n", local.Clip(strings.Join(sum.FilesModified, ", "), 300))
 		}
 		for _, f := range sum.FilesModified {
 			recent[f] = true
@@ -182,9 +183,9 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 // contextRow is one observation's line in the context.
 func contextRow(o *memory.Observation) string {
 	title := strings.TrimSpace(o.Title)
-	row := fmt.Sprintf("- #%d · %s · %s · %s", o.ID, fmtTime(o.Time), o.Type, clip(title, 140))
+	row := fmt.Sprintf("- #%d · %s · %s · %s", o.ID, fmtTime(o.Time), o.Type, local.Clip(title, 140))
 	if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
-		row += " (" + clip(strings.Join(files, ", "), 80) + ")"
+		row += " (" + local.Clip(strings.Join(files, ", "), 80) + ")"
 	}
 	return row + "\n"
 }

@@ -15,7 +15,7 @@ import (
 )
 
 func hitOf(o *memory.Observation) memory.Hit {
-	return memory.Hit{ID: o.ID, Title: o.Title, Type: o.Type, Project: o.Project, Time: o.Time, Files: o.Files(), Snippet: clip(firstNonEmpty(o.Subtitle, o.Narrative, strings.Join(o.Facts, "; ")), 160)}
+	return memory.Hit{ID: o.ID, Title: o.Title, Type: o.Type, Project: o.Project, Time: o.Time, Files: o.Files(), Snippet: local.Clip(local.FirstNonEmpty(o.Subtitle, o.Narrative, strings.Join(o.Facts, "; ")), 160)}
 }
 
 // eachObservation calls fn for the observations of a project (all
@@ -158,8 +158,8 @@ func (m *Memory) Save(ctx context.Context, p memory.SaveParams) (memory.SaveResu
 		return memory.SaveResult{}, &memory.FieldError{Field: "text", Reason: "is empty once private parts are removed"}
 	}
 	o := memory.Observation{
-		Project: m.project(p.Project, p.Cwd), Type: firstNonEmpty(p.Type, memory.TypeNote),
-		Title: m.clean(firstNonEmpty(p.Title, clip(firstLine(text), 80)), 200), Narrative: text,
+		Project: m.project(p.Project, p.Cwd), Type: local.FirstNonEmpty(p.Type, memory.TypeNote),
+		Title: m.clean(local.FirstNonEmpty(p.Title, local.Clip(local.FirstLine(text), 80)), 200), Narrative: text,
 		Source: memory.SourceSaved, Time: m.now(),
 	}
 	for _, f := range p.Files {
@@ -173,7 +173,7 @@ func (m *Memory) Save(ctx context.Context, p memory.SaveParams) (memory.SaveResu
 			o.FilesModified = append(o.FilesModified, anchor.File)
 		}
 	}
-	o.Concepts = dedupe(local.Concepts(o.FilesModified...), 8)
+	o.Concepts = local.Dedupe(local.Concepts(o.FilesModified...), 8)
 	var stored bool
 	m.snapMu.RLock()
 	defer m.snapMu.RUnlock()
