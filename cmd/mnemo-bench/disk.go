@@ -143,21 +143,7 @@ func writeSparse(path string, b []byte) error {
 // row is the disk row of a data set of n observations.
 func (r diskResult) row(n int) row {
 	per := func(b int64) string { return fmt.Sprintf("%.2f KB", float64(b)/float64(n)/1000) }
-	var live, obs, vec, idx, text int64
-	for _, f := range r.families {
-		b := f.KeyBytes + f.ValueBytes
-		live += b
-		switch {
-		case f.Name == "observations":
-			obs = b
-		case f.Name == "vectors":
-			vec = b
-		case strings.HasPrefix(f.Name, "index:"):
-			idx += b
-		case f.Name == "sessions", f.Name == "prompts", f.Name == "summaries":
-			text += b
-		}
-	}
+	fp := store.Parts(r.families)
 	var places []string
 	for _, p := range slices.Sorted(maps.Keys(r.byPlace)) {
 		places = append(places, fmt.Sprintf("%s %.1f MB", p, float64(r.byPlace[p])/1e6))
@@ -172,7 +158,8 @@ func (r diskResult) row(n int) row {
 			"Live keys and values per observation: %s in all: observations %s, vectors %s, indexes %s, sessions, prompts and summaries %s, the rest %s; "+
 			"Badger's own (tables' indexes and filters, versions, garbage) %s",
 			float64(r.home)/1e6, strings.Join(places, ", "), per(r.compacted), float64(r.compacted)/1e6,
-			per(live), per(obs), per(vec), per(idx), per(text), per(live-obs-vec-idx-text), per(r.byPlaceDB()-live))}
+			per(fp.All), per(fp.Observations), per(fp.Vectors), per(fp.Indexes), per(fp.Records),
+			per(fp.All-fp.Observations-fp.Vectors-fp.Indexes-fp.Records), per(r.byPlaceDB()-fp.All))}
 }
 
 // byPlaceDB is what the store's folder takes.

@@ -182,21 +182,9 @@ func printFootprint(ctx context.Context, w io.Writer, mem *store.Memory, observa
 	if err != nil {
 		return err
 	}
-	var total, obs, vec, idx int64
-	for _, f := range fams {
-		b := f.KeyBytes + f.ValueBytes
-		total += b
-		switch {
-		case f.Name == "observations":
-			obs = b
-		case f.Name == "vectors":
-			vec = b
-		case strings.HasPrefix(f.Name, "index:"):
-			idx += b
-		}
-	}
+	fp := store.Parts(fams)
 	per := func(b int64) int64 { return b / int64(max(1, observations)) }
 	fmt.Fprintf(w, "   stored per observation, live bytes: %d in all (observations %d, their vectors %d, indexes %d, sessions, prompts, summaries and the rest %d)\n",
-		per(total), per(obs), per(vec), per(idx), per(total-obs-vec-idx))
+		per(fp.All), per(fp.Observations), per(fp.Vectors), per(fp.Indexes), per(fp.All-fp.Observations-fp.Vectors-fp.Indexes))
 	return nil
 }

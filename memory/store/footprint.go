@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"strings"
 
 	"github.com/dgraph-io/badger/v4"
 )
@@ -41,6 +42,36 @@ var keyFamilies = []struct {
 	{pAudit, "injection audit"},
 	{[]byte("meta/"), "meta"},
 	{[]byte("seq/"), "sequences"},
+}
+
+// FootprintParts groups the bytes (keys and values) of key families as
+// reports show them.
+type FootprintParts struct {
+	All          int64
+	Observations int64
+	Vectors      int64
+	Indexes      int64 // every "index: …" family
+	Records      int64 // sessions, prompts and summaries
+}
+
+// Parts groups fams.
+func Parts(fams []KeyFamily) FootprintParts {
+	var p FootprintParts
+	for _, f := range fams {
+		b := f.KeyBytes + f.ValueBytes
+		p.All += b
+		switch {
+		case f.Name == "observations":
+			p.Observations += b
+		case f.Name == "vectors":
+			p.Vectors += b
+		case strings.HasPrefix(f.Name, "index:"):
+			p.Indexes += b
+		case f.Name == "sessions", f.Name == "prompts", f.Name == "summaries":
+			p.Records += b
+		}
+	}
+	return p
 }
 
 // Footprint sums the live keys and values of every key family, and of the
