@@ -63,7 +63,7 @@
 // rare terms (an identifier, a path, an error message) and for less when it
 // matches a word or two of a question asked in other words, which the
 // embeddings answer better. Filters (project, types, file fragments, time)
-// apply before the rankings are cut. [Index.Snippet] cuts a snippet of a
+// apply before the rankings are cut. [Index.Snippets] cuts a snippet of a
 // hit's text (the caller's) around the query's best terms.
 //
 // # Costs

@@ -571,7 +571,7 @@ func docKey(id uint64) string { return strconv.FormatUint(id, 10) }
 // Search returns the best hits for q, best first. Filters apply before the
 // rankings are cut, so a filtered search finds as many hits as an unfiltered
 // one when there are enough matching documents. Hits carry no snippet: the
-// caller has the text (see Snippet).
+// caller has the text (see Snippets).
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	limit := q.Limit
 	switch {
@@ -646,10 +646,11 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	return ix.aboveFloor(hits, q.Mode, cov, qv, limit), nil
 }
 
-// Snippet returns a short window of a document's text around the terms of
-// query that weigh most in the index, or its beginning (of title when text
-// is empty) when none matches.
-func (ix *Index) Snippet(query, title, text string) string {
+// Snippets returns the function that cuts a short window of a document's
+// text around the terms of query that weigh most in the index, or gives its
+// beginning (of title when text is empty) when none matches. The query is
+// analysed once, for all the hits of a search.
+func (ix *Index) Snippets(query string) func(title, text string) string {
 	var tok tokenizer
 	qterms := tok.terms(query)
 	ix.mu.RLock()
@@ -659,12 +660,13 @@ func (ix *Index) Snippet(query, title, text string) string {
 		idf[ix.kw.dict.hashes[t.id]] = t.idf
 	}
 	ix.mu.RUnlock()
-	return snippet(text, title, qterms, func(term string) float64 {
+	weight := func(term string) float64 {
 		if w, ok := idf[termHashString(term)]; ok {
 			return w
 		}
 		return 1
-	})
+	}
+	return func(title, text string) string { return snippet(text, title, qterms, weight) }
 }
 
 func (ix *Index) getScratch() *scratch {

@@ -195,7 +195,7 @@ func TestIndexSnippet(t *testing.T) {
 	if hits[0].ID != 9 {
 		t.Fatalf("hits %+v", hits)
 	}
-	s := ix.Snippet("HTTP 429 Retry-After", "Retry fix", long)
+	s := ix.Snippets("HTTP 429 Retry-After")("Retry fix", long)
 	if !strings.Contains(s, "HTTP 429") || !strings.Contains(s, "Retry-After") {
 		t.Errorf("snippet %q does not show the matching terms", s)
 	}

@@ -288,6 +288,10 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 		return memory.SearchResult{}, fmt.Errorf("search: %w", err)
 	}
 	res := memory.SearchResult{Hits: make([]memory.Hit, 0, len(hits))}
+	var snippet func(title, text string) string
+	if p.Query != "" {
+		snippet = m.index.Snippets(p.Query)
+	}
 	err = m.store.view(func(txn *badger.Txn) error {
 		for _, h := range hits {
 			o, err := m.store.observation(txn, h.ID)
@@ -299,9 +303,9 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 			}
 			hit := hitOf(o)
 			hit.Score = h.Score
-			if p.Query != "" {
+			if snippet != nil {
 				d := DocOf(o)
-				hit.Snippet = m.index.Snippet(p.Query, d.Title, d.Text)
+				hit.Snippet = snippet(d.Title, d.Text)
 			}
 			res.Hits = append(res.Hits, hit)
 		}
