@@ -247,25 +247,6 @@ func (ix *Index) Len() int {
 	return len(ix.byID)
 }
 
-// Has reports whether the index holds the document with this ID.
-func (ix *Index) Has(id uint64) bool {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	_, ok := ix.byID[id]
-	return ok
-}
-
-// IDs returns the IDs of the documents in the index, in no order.
-func (ix *Index) IDs() []uint64 {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	out := make([]uint64, 0, len(ix.byID))
-	for id := range ix.byID {
-		out = append(out, id)
-	}
-	return out
-}
-
 // Add indexes docs, replacing documents with the same ID. It embeds the
 // docs whose Vector is missing or unusable, on all CPUs, and stores the new
 // vectors back into docs. A doc with nothing to embed is indexed by keywords

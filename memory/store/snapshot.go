@@ -54,18 +54,24 @@ func (m *Memory) loadSnapshot(txn *badger.Txn) (loaded bool, since map[uint64]bo
 		return false, nil
 	}
 	defer f.Close()
-	var scanErr error
-	n, asOf, err := m.index.LoadSnapshot(bufio.NewReaderSize(f, 1<<20), func(asOf, id uint64) bool {
-		if since == nil {
+	var (
+		scanned bool
+		scanErr error
+	)
+	scan := func(asOf uint64) {
+		if !scanned {
+			scanned = true
 			since, scanErr = changedSince(txn, asOf)
 		}
+	}
+	n, asOf, err := m.index.LoadSnapshot(bufio.NewReaderSize(f, 1<<20), func(asOf, id uint64) bool {
+		scan(asOf)
 		return scanErr == nil && !since[id]
 	})
-	if err == nil && since == nil { // an empty snapshot
-		since, scanErr = changedSince(txn, asOf)
-	}
-	if err == nil && scanErr != nil {
-		m.index.Remove(m.index.IDs()...)
+	if err == nil {
+		scan(asOf) // an empty snapshot asks nothing
+		// After a failed scan every document was left out: the index is
+		// empty again.
 		err = scanErr
 	}
 	if err != nil {
