@@ -30,7 +30,7 @@ import (
 //     records decoded to build the index, or imported, are garbage by then.
 //   - Badger's mapped tables: their resident pages are dropped from the
 //     daemon's mappings (not from the page cache) once the index is loaded
-//     and every tablePagesEvery after (pages_linux.go).
+//     and every gcRefresh after (pages_linux.go).
 //
 // GOGC and GOMEMLIMIT, when set, win.
 //
@@ -63,15 +63,14 @@ import (
 const (
 	// DaemonGCPercent is the daemon's GOGC (the GOGC variable overrides it).
 	DaemonGCPercent = 50
-	gcRefresh       = 2 * time.Second
-	// tablePagesEvery is how often the daemon drops its resident pages of
-	// Badger's tables: every look at the heap. A compaction or a burst of
-	// reads maps tens of MB of tables within seconds (at 100k, 126 MB were
+	// gcRefresh is how often the daemon looks at its heap and drops its
+	// resident pages of Badger's tables. A compaction or a burst of reads
+	// maps tens of MB of tables within seconds (at 100k, 126 MB were
 	// resident at the end of the bench's searches and prompts with a minute
 	// or 10 s between drops, 66 MB with 2 s); a drop costs a read of
 	// /proc/self/maps and a madvise per table, and a dropped page read again
 	// a minor fault.
-	tablePagesEvery = gcRefresh
+	gcRefresh = 2 * time.Second
 )
 
 // memoryLimitFor is the soft memory limit for a live heap of live bytes.
@@ -103,31 +102,25 @@ func (d *Daemon) tuneMemory(ctx context.Context) {
 			d.Logger.Debug("dropped the resident pages of Badger's tables", "mappedMB", n>>20)
 		}
 	}
-	dropPages()
-	lastDrop := time.Now()
+	userLimit := os.Getenv("GOMEMLIMIT") != ""
 	var last int64
 	for {
-		if time.Since(lastDrop) >= tablePagesEvery {
-			dropPages()
-			lastDrop = time.Now()
-		}
-		if os.Getenv("GOMEMLIMIT") != "" {
-			if !sleep(ctx, gcRefresh) {
-				return
-			}
-			continue
-		}
+		dropPages()
 		live := liveHeap()
-		if bulk.Load() > 0 {
+		switch {
+		case userLimit:
+		case bulk.Load() > 0:
 			last = 0 // set again once the bulk work is done
-		} else if limit := memoryLimitFor(live); math.Abs(float64(limit-last)) > 0.05*float64(last) {
-			debug.SetMemoryLimit(limit)
-			level := slog.LevelDebug
-			if last == 0 {
-				level = slog.LevelInfo
+		default:
+			if limit := memoryLimitFor(live); math.Abs(float64(limit-last)) > 0.05*float64(last) {
+				debug.SetMemoryLimit(limit)
+				level := slog.LevelDebug
+				if last == 0 {
+					level = slog.LevelInfo
+				}
+				d.Logger.Log(ctx, level, "memory limit", "liveHeapMB", live>>20, "limitMB", limit>>20)
+				last = limit
 			}
-			d.Logger.Log(ctx, level, "memory limit", "liveHeapMB", live>>20, "limitMB", limit>>20)
-			last = limit
 		}
 		if !sleep(ctx, gcRefresh) {
 			return
