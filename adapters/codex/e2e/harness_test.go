@@ -247,7 +247,7 @@ func (h *harness) env() []string {
 	}, h.extraEnv...)
 }
 
-// codexRun is one finished codex run.
+// codexRun is one finished CLI run (codex, or claude in the cross-agent test).
 type codexRun struct {
 	Label  string
 	Args   []string
@@ -286,16 +286,22 @@ type execItem struct {
 	} `json:"changes"`
 }
 
-// run runs the CLI in the project with the isolated environment and no
-// stdin. It fails the test when the run cannot start or times out, not when
-// the CLI exits non-zero (see Exit).
+// run runs the Codex CLI in the project with the isolated environment and
+// no stdin. It fails the test when the run cannot start or times out, not
+// when the CLI exits non-zero (see Exit).
 func (h *harness) run(label string, args ...string) *codexRun {
+	h.t.Helper()
+	return h.runBin(label, h.codex, nil, args...)
+}
+
+// runBin runs a CLI as run does, with more environment variables.
+func (h *harness) runBin(label, bin string, env []string, args ...string) *codexRun {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, h.codex, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = h.project
-	cmd.Env = h.env()
+	cmd.Env = append(h.env(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	// Own process group: a timeout kills the CLI with its tool shells and hooks.
@@ -315,13 +321,13 @@ func (h *harness) run(label string, args ...string) *codexRun {
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		h.t.Fatalf("codex %s: timed out after %v\nstderr:\n%s", label, runTimeout, r.Stderr)
+		h.t.Fatalf("%s %s: timed out after %v\nstderr:\n%s", filepath.Base(bin), label, runTimeout, r.Stderr)
 	case errors.As(err, &exitErr):
 		r.Exit = exitErr.ExitCode()
 	case err != nil:
-		h.t.Fatalf("codex %s: %v", label, err)
+		h.t.Fatalf("%s %s: %v", filepath.Base(bin), label, err)
 	}
-	h.t.Logf("TIMING codex %s: %.2fs (exit %d)", label, r.Took.Seconds(), r.Exit)
+	h.t.Logf("TIMING %s %s: %.2fs (exit %d)", filepath.Base(bin), label, r.Took.Seconds(), r.Exit)
 	return r
 }
 

@@ -1,0 +1,383 @@
+//go:build e2e
+
+package e2e_test
+
+// Mnemo with the real Codex CLI. These tests run once bin/mnemo and
+// bin/mnemo-hook exist (or MNEMO_BIN / MNEMO_HOOK_BIN name them) and skip
+// until then. What they assume of Mnemo's command line is kept in the
+// variables below:
+//
+//   - `mnemo install codex` writes $CODEX_HOME/hooks.json with, for each of
+//     codexStages, a command hook running `<abs mnemo-hook> --host codex
+//     <Event>`. Where this mnemo has no `install codex` yet, the test writes
+//     that file itself (and says so in its log);
+//   - Codex runs a hooks.json hook only once it is trusted; the test trusts
+//     whatever Mnemo's hooks.json holds that config.toml does not trust yet,
+//     as the TUI's "Trust all" does (hooktrust_test.go), and logs it;
+//   - `mnemo context`, run in the project, prints what SessionStart would
+//     inject; `mnemo sessions` lists the sessions; `mnemo daemon stop` stops
+//     the daemon; logs go to $MNEMO_HOME/logs/.
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+var (
+	// mnemoInstallCodexArgs installs the hooks into $CODEX_HOME/hooks.json.
+	mnemoInstallCodexArgs = []string{"install", "codex"}
+	// mnemoInstallClaudeArgs installs the hooks into $HOME/.claude/settings.json.
+	mnemoInstallClaudeArgs = []string{"install", "claude-code", "--scope", "user"}
+	mnemoContextArgs       = []string{"context"}
+	mnemoSessionsArgs      = []string{"sessions"}
+	mnemoStopArgs          = []string{"daemon", "stop"}
+	// codexStages are the Codex events Mnemo's hooks run on.
+	codexStages = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
+	// hookTimeout is the timeout (seconds) of the hooks.json the test writes
+	// when mnemo cannot.
+	hookTimeout = 30
+	// memoryWait bounds the wait for a session's events to become context.
+	memoryWait = 30 * time.Second
+)
+
+// requireMnemo returns the mnemo and mnemo-hook binaries, or skips.
+func requireMnemo(t *testing.T, root string) (mnemoBin, hookBin string) {
+	t.Helper()
+	mnemoBin = envOr("MNEMO_BIN", filepath.Join(root, "bin", "mnemo"))
+	hookBin = envOr("MNEMO_HOOK_BIN", filepath.Join(root, "bin", "mnemo-hook"))
+	for _, p := range []*string{&mnemoBin, &hookBin} {
+		if _, err := os.Stat(*p); err != nil {
+			t.Skipf("Mnemo binary missing (%v): build bin/mnemo and bin/mnemo-hook (or set MNEMO_BIN, MNEMO_HOOK_BIN)", err)
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*p = abs
+	}
+	return mnemoBin, hookBin
+}
+
+// mnemo runs the mnemo command line in the project, with the CLIs'
+// environment (same HOME, CODEX_HOME and MNEMO_HOME), and returns its
+// combined output.
+func (h *harness) mnemo(ctx context.Context, bin string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = h.project
+	cmd.Env = h.env()
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (h *harness) mustMnemo(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := h.mnemo(ctx, bin, args...)
+	if err != nil {
+		t.Fatalf("mnemo %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// stopMnemoAtEnd stops the daemon the hooks started when the test ends, and
+// keeps Mnemo's logs among the artifacts.
+func (h *harness) stopMnemoAtEnd(t *testing.T, mnemoBin string) {
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if out, err := h.mnemo(ctx, mnemoBin, mnemoStopArgs...); err != nil {
+			t.Logf("mnemo %s: %v\n%s", strings.Join(mnemoStopArgs, " "), err, out)
+		}
+		for name, body := range readMnemoLogs(t, h.mnemoHome) {
+			h.save("mnemo-logs-"+strings.ReplaceAll(name, string(filepath.Separator), "_"), []byte(body))
+		}
+	})
+}
+
+// installMnemoCodex puts mnemo on the CLIs' PATH, installs Mnemo's Codex
+// hooks (`mnemo install codex`, else a hooks.json of the contract's shape),
+// checks them and makes Codex trust them. It reports whether mnemo installed
+// them: whether this Mnemo has the multi-host hook contract.
+func (h *harness) installMnemoCodex(t *testing.T, mnemoBin, hookBin string) (byMnemo bool) {
+	t.Helper()
+	h.path = append(h.path, filepath.Dir(mnemoBin))
+	h.stopMnemoAtEnd(t, mnemoBin)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := h.mnemo(ctx, mnemoBin, mnemoInstallCodexArgs...)
+	if _, statErr := os.Stat(h.hooksPath()); err != nil || statErr != nil {
+		t.Logf("NOTE mnemo %s did not install the hooks (%v, %v): the test writes %s itself\n%s",
+			strings.Join(mnemoInstallCodexArgs, " "), err, statErr, h.hooksPath(), out)
+		h.writeMnemoHooks(t, hookBin)
+	} else {
+		t.Logf("mnemo %s:\n%s", strings.Join(mnemoInstallCodexArgs, " "), out)
+		byMnemo = true
+	}
+
+	data, err := os.ReadFile(h.hooksPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.save("hooks.json", data)
+	var file hooksFile
+	if err := json.Unmarshal(data, &file); err != nil {
+		t.Fatalf("hooks.json: %v\n%s", err, data)
+	}
+	for _, stage := range codexStages {
+		found := false
+		for _, g := range file.Hooks[stage] {
+			for _, hk := range g.Hooks {
+				f := strings.Fields(hk.Command)
+				found = found || hk.Type == "command" && len(f) > 0 && f[0] == hookBin && f[len(f)-1] == stage
+			}
+		}
+		if !found {
+			t.Errorf("hooks.json has no %s hook running %s … %s:\n%s", stage, hookBin, stage, data)
+		}
+	}
+	if added := trustHooks(t, h.configPath(), h.hooksPath()); len(added) > 0 {
+		t.Logf("NOTE Codex did not trust Mnemo's hooks yet: the test trusted %d of them in config.toml, as the TUI's \"Trust all\" would", len(added))
+	}
+	return byMnemo
+}
+
+// writeMnemoHooks writes $CODEX_HOME/hooks.json as `mnemo install codex`
+// is to: `<abs mnemo-hook> --host codex <Event>` for each of codexStages.
+func (h *harness) writeMnemoHooks(t *testing.T, hookBin string) {
+	t.Helper()
+	file := hooksFile{Hooks: map[string][]hookGroup{}}
+	for _, stage := range codexStages {
+		file.Hooks[stage] = []hookGroup{{Hooks: []hookHandler{{
+			Type: "command", Command: hookBin + " --host codex " + stage, Timeout: &hookTimeout}}}}
+	}
+	data, err := json.MarshalIndent(file, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(h.hooksPath(), append(data, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readMnemoLogs returns every file under $MNEMO_HOME/logs, by path relative
+// to that folder.
+func readMnemoLogs(t *testing.T, mnemoHome string) map[string]string {
+	t.Helper()
+	logs := map[string]string{}
+	dir := filepath.Join(mnemoHome, "logs")
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		logs[rel] = string(data)
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Errorf("read Mnemo's logs: %v", err)
+	}
+	return logs
+}
+
+// errorLine matches an error record of slog's text or JSON handler.
+var errorLine = regexp.MustCompile(`level=ERROR|"level":"ERROR"`)
+
+// checkMnemoLogs fails on error records in Mnemo's logs.
+func checkMnemoLogs(t *testing.T, mnemoHome string) {
+	t.Helper()
+	for name, body := range readMnemoLogs(t, mnemoHome) {
+		for _, line := range strings.Split(body, "\n") {
+			if errorLine.MatchString(line) {
+				t.Errorf("%s: %s", name, line)
+			}
+		}
+	}
+}
+
+// waitForContext polls `mnemo context` until it names want.
+func (h *harness) waitForContext(t *testing.T, mnemoBin, want string) string {
+	t.Helper()
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), memoryWait)
+	defer cancel()
+	var out string
+	var err error
+	for ctx.Err() == nil {
+		out, err = h.mnemo(ctx, mnemoBin, mnemoContextArgs...)
+		if err == nil && strings.Contains(out, want) {
+			t.Logf("TIMING memory: `mnemo context` named %s %.2fs after the session", want, time.Since(began).Seconds())
+			return out
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	t.Fatalf("mnemo %s did not name %s within %v (last error %v):\n%s",
+		strings.Join(mnemoContextArgs, " "), want, memoryWait, err, out)
+	return ""
+}
+
+// mnemoContext extracts a <mnemo-context> block.
+var mnemoContext = regexp.MustCompile(`(?s)<mnemo-context[^>]*>.*?</mnemo-context>`)
+
+// recallScript answers session 2's question in one reply.
+func recallScript() script {
+	return script{Name: "recall", Steps: []step{{Text: "Last time we fixed add and mul in calc.py."}}}
+}
+
+// checkRecall runs session 2 and checks that its first model request
+// carries a <mnemo-context> that names want, in a developer message before
+// the prompt, as SessionStart's hook context. It returns the block.
+func (h *harness) checkRecall(t *testing.T, want string) (*codexRun, string) {
+	t.Helper()
+	h.srv.register(recallScript())
+	run := h.exec("recall", "SCENARIO:recall what did we change last time?")
+	run.mustSucceed(t)
+	reqs := h.srv.requests("recall")
+	if len(reqs) == 0 {
+		t.Fatal("session 2 sent no request to the model")
+	}
+	first := reqs[0]
+	block := ""
+	for _, it := range first.req.Input {
+		if it.isPrompt() {
+			break
+		}
+		if it.Type == "message" && it.Role == "developer" {
+			if b := mnemoContext.FindString(it.Text()); b != "" {
+				block = b
+				break
+			}
+		}
+	}
+	switch {
+	case block == "" && mnemoContext.MatchString(first.Text()):
+		t.Errorf("session 2's first request has a <mnemo-context>, but not in a developer message before the prompt:\n%s", first.Text())
+	case block == "":
+		t.Errorf("session 2's first model request has no <mnemo-context>:\n%s", first.Text())
+	case !strings.Contains(block, want):
+		t.Errorf("session 2's <mnemo-context> does not name %s:\n%s", want, block)
+	}
+	h.save("recall-context.txt", []byte(block))
+	return run, block
+}
+
+// TestMnemoRecallAcrossSessions: with Mnemo's hooks installed in Codex,
+// session 1 fixes calc.py (shell commands and apply_patch edits); session 2,
+// a fresh Codex session in the same project, starts with a <mnemo-context>
+// that names calc.py, and the model receives it.
+func TestMnemoRecallAcrossSessions(t *testing.T) {
+	h := newHarness(t)
+	mnemoBin, hookBin := requireMnemo(t, h.root)
+	contract := h.installMnemoCodex(t, mnemoBin, hookBin)
+
+	first := h.runFixCalc(t)
+	thread := first.threadID(t)
+	h.checkSession(t, mnemoBin, thread, contract)
+	h.save("context-after-session-1.txt", []byte(h.waitForContext(t, mnemoBin, "calc.py")))
+	if contract {
+		h.checkEdited(t, mnemoBin, "calc.py")
+	}
+
+	second, _ := h.checkRecall(t, "calc.py")
+	if second.threadID(t) == thread {
+		t.Error("session 2 reused session 1's thread")
+	}
+	h.save("sessions.txt", []byte(h.mustMnemo(t, mnemoBin, mnemoSessionsArgs...)))
+	checkMnemoLogs(t, h.mnemoHome)
+}
+
+// mnemoSession is one session of `mnemo sessions --json`.
+type mnemoSession struct {
+	ContentSessionID string `json:"contentSessionId"`
+	Platform         string `json:"platform"`
+	Project          string `json:"project"`
+	PromptCounter    int    `json:"promptCounter"`
+}
+
+func (h *harness) sessions(t *testing.T, mnemoBin string) []mnemoSession {
+	t.Helper()
+	out := h.mustMnemo(t, mnemoBin, append(slices.Clone(mnemoSessionsArgs), "--json")...)
+	var list struct {
+		Sessions []mnemoSession `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("mnemo sessions --json: %v\n%s", err, out)
+	}
+	return list.Sessions
+}
+
+// checkSession fails unless Mnemo recorded the Codex session: as
+// codex:<thread> on platform codex under the multi-host contract, else (a
+// Mnemo that reads Codex's payloads as Claude Code's) under the bare thread id.
+func (h *harness) checkSession(t *testing.T, mnemoBin, thread string, contract bool) {
+	t.Helper()
+	want, platform := thread, ""
+	if contract {
+		want, platform = "codex:"+thread, "codex"
+	}
+	list := h.sessions(t, mnemoBin)
+	for _, s := range list {
+		if s.ContentSessionID == want && (platform == "" || s.Platform == platform) && s.PromptCounter == 1 {
+			return
+		}
+	}
+	t.Fatalf("mnemo sessions has no session %s (platform %q) with one prompt: did the hooks run? %+v", want, platform, list)
+}
+
+// checkEdited fails unless an observation lists file among the files the
+// session modified (the apply_patch edits, normalised).
+func (h *harness) checkEdited(t *testing.T, mnemoBin, file string) {
+	t.Helper()
+	out := h.mustMnemo(t, mnemoBin, "search", "--json", "--file", file)
+	var hits struct {
+		Hits []struct {
+			ID int64 `json:"id"`
+		} `json:"hits"`
+	}
+	if err := json.Unmarshal([]byte(out), &hits); err != nil {
+		t.Fatalf("mnemo search --json: %v\n%s", err, out)
+	}
+	args := []string{"get", "--json"}
+	for _, hit := range hits.Hits {
+		args = append(args, strconv.FormatInt(hit.ID, 10))
+	}
+	if len(args) == 2 {
+		t.Fatalf("no observation touches %s", file)
+	}
+	out = h.mustMnemo(t, mnemoBin, args...)
+	var got struct {
+		Observations []struct {
+			Title         string   `json:"title"`
+			Tool          string   `json:"tool"`
+			FilesModified []string `json:"filesModified"`
+		} `json:"observations"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("mnemo get --json: %v\n%s", err, out)
+	}
+	for _, o := range got.Observations {
+		for _, f := range o.FilesModified {
+			if f == file || strings.HasSuffix(f, "/"+file) {
+				return
+			}
+		}
+	}
+	t.Errorf("no observation lists %s as modified (the apply_patch edits):\n%s", file, out)
+}
