@@ -55,9 +55,9 @@ vsix: build
     MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/vsix.sh
 
 # End-to-end, offline, in loopback-only network namespaces: the real Claude Code CLI with
-# Mnemo's hooks and MCP server, the claude memory agent on the real CLI, the real Codex CLI
-# with Mnemo's hooks (and a Claude Code session's memory in a Codex session), then the VS
-# Code extension in a real VS Code (code-server 4.100.3 opened by headless Chromium).
+# Mnemo's hooks and MCP server, the claude memory agent on the real CLI, the real Codex
+# CLI with Mnemo's hooks (also after a Claude Code session), then the VS Code extension
+# in a real VS Code (code-server 4.100.3 opened by headless Chromium).
 e2e: build
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/claudecode/e2e/run.sh
     memory/observer/e2e.sh
