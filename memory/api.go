@@ -53,6 +53,10 @@ type SessionStartParams struct {
 	Project          string `json:"project,omitempty"`
 	Source           string `json:"source,omitempty"` // startup, resume, clear, compact, fork
 	Platform         string `json:"platform,omitempty"`
+	// NoContext says the client cannot show context (a host whose session
+	// start takes none): the session is opened, no context is built or
+	// audited.
+	NoContext bool `json:"noContext,omitzero"`
 	// EventKey makes the call idempotent: a call repeated with the same key
 	// (a hook replaying its spool) has no further effect.
 	EventKey string `json:"eventKey,omitempty"`
@@ -78,6 +82,10 @@ type UserPromptParams struct {
 	Cwd              string `json:"cwd"`
 	Prompt           string `json:"prompt"`
 	Platform         string `json:"platform,omitempty"`
+	// NoRecall says the client cannot show a prompt's recall (a host whose
+	// prompt stage takes no context): the prompt is stored, nothing is
+	// searched or marked given.
+	NoRecall bool `json:"noRecall,omitzero"`
 	// EventKey makes the call idempotent: a call repeated with the same key
 	// (a hook replaying its spool) has no further effect.
 	EventKey string `json:"eventKey,omitempty"`
