@@ -199,13 +199,16 @@ type SessionEndResult struct {
 // SearchParams filters and ranks observations. With no query the filters
 // alone apply, newest first.
 type SearchParams struct {
-	Query   string    `json:"query,omitempty"`
-	Project string    `json:"project,omitempty"`
-	Types   []string  `json:"types,omitempty"`
-	Files   []string  `json:"files,omitempty"`
-	Since   time.Time `json:"since,omitzero"`
-	Until   time.Time `json:"until,omitzero"`
-	Limit   int       `json:"limit,omitzero"`
+	Query   string   `json:"query,omitempty"`
+	Project string   `json:"project,omitempty"`
+	Types   []string `json:"types,omitempty"`
+	Files   []string `json:"files,omitempty"`
+	// Host keeps the observations made in one host's sessions
+	// ("claude-code", "codex", …).
+	Host  string    `json:"host,omitempty"`
+	Since time.Time `json:"since,omitzero"`
+	Until time.Time `json:"until,omitzero"`
+	Limit int       `json:"limit,omitzero"`
 	// Mode picks the rankings: "hybrid" (the default, keywords and meaning
 	// fused), "keyword" or "vector".
 	Mode string `json:"mode,omitempty"`
@@ -240,6 +243,7 @@ type Hit struct {
 	Title   string    `json:"title"`
 	Type    string    `json:"type"`
 	Project string    `json:"project"`
+	Host    string    `json:"host,omitempty"`
 	Time    time.Time `json:"time"`
 	Files   []string  `json:"files"`
 	Score   float64   `json:"score"`
