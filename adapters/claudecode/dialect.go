@@ -266,6 +266,14 @@ func stageOf(host, event string) (string, bool) {
 	return "", false
 }
 
+// sameStage reports whether two event names map onto one stage: a host
+// that runs Claude Code's hooks passes them its own names.
+func sameStage(host, a, b string) bool {
+	sa, oka := stageOf(host, a)
+	sb, okb := stageOf(host, b)
+	return oka && okb && sa == sb
+}
+
 func firstOf(ss ...string) string {
 	for _, s := range ss {
 		if s != "" {

@@ -179,7 +179,7 @@ func (h *hook) run(ctx context.Context) {
 	}
 	p := in.w.normalize(hint, h.cfg.Event)
 	h.host, h.event = p.Host, p.HookEventName
-	if arg := h.cfg.Event; arg != "" && arg != h.event {
+	if arg := h.cfg.Event; arg != "" && arg != h.event && !sameStage(h.host, arg, h.event) {
 		h.log.Warn("hook argument and payload name different events; following the payload",
 			"arg", arg, "event", h.event, "host", h.host)
 	}
