@@ -30,6 +30,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 var (
@@ -107,9 +110,8 @@ func (h *harness) stopMnemoAtEnd(t *testing.T, mnemoBin string) {
 
 // installMnemoCodex puts mnemo on the CLIs' PATH, installs Mnemo's Codex
 // hooks (`mnemo install codex`, else a hooks.json of the contract's shape),
-// checks them and makes Codex trust them. It reports whether mnemo installed
-// them: whether this Mnemo has the multi-host hook contract.
-func (h *harness) installMnemoCodex(t *testing.T, mnemoBin, hookBin string) (byMnemo bool) {
+// checks them and makes Codex trust them.
+func (h *harness) installMnemoCodex(t *testing.T, mnemoBin, hookBin string) {
 	t.Helper()
 	h.path = append(h.path, filepath.Dir(mnemoBin))
 	h.stopMnemoAtEnd(t, mnemoBin)
@@ -122,7 +124,6 @@ func (h *harness) installMnemoCodex(t *testing.T, mnemoBin, hookBin string) (byM
 		h.writeMnemoHooks(t, hookBin)
 	} else {
 		t.Logf("mnemo %s:\n%s", strings.Join(mnemoInstallCodexArgs, " "), out)
-		byMnemo = true
 	}
 
 	data, err := os.ReadFile(h.hooksPath())
@@ -149,7 +150,6 @@ func (h *harness) installMnemoCodex(t *testing.T, mnemoBin, hookBin string) (byM
 	if added := trustHooks(t, h.configPath(), h.hooksPath()); len(added) > 0 {
 		t.Logf("NOTE Codex did not trust Mnemo's hooks yet: the test trusted %d of them in config.toml, as the TUI's \"Trust all\" would", len(added))
 	}
-	return byMnemo
 }
 
 // writeMnemoHooks writes $CODEX_HOME/hooks.json as `mnemo install codex`
@@ -285,15 +285,13 @@ func (h *harness) checkRecall(t *testing.T, want string) (*codexRun, string) {
 func TestMnemoRecallAcrossSessions(t *testing.T) {
 	h := newHarness(t)
 	mnemoBin, hookBin := requireMnemo(t, h.root)
-	contract := h.installMnemoCodex(t, mnemoBin, hookBin)
+	h.installMnemoCodex(t, mnemoBin, hookBin)
 
 	first := h.runFixCalc(t)
 	thread := first.threadID(t)
-	h.checkSession(t, mnemoBin, thread, contract)
+	h.checkSession(t, mnemoBin, thread)
 	h.save("context-after-session-1.txt", []byte(h.waitForContext(t, mnemoBin, "calc.py")))
-	if contract {
-		h.checkEdited(t, mnemoBin, "calc.py")
-	}
+	h.checkEdited(t, mnemoBin, "calc.py")
 
 	second, _ := h.checkRecall(t, "calc.py")
 	if second.threadID(t) == thread {
@@ -323,22 +321,18 @@ func (h *harness) sessions(t *testing.T, mnemoBin string) []mnemoSession {
 	return list.Sessions
 }
 
-// checkSession fails unless Mnemo recorded the Codex session: as
-// codex:<thread> on platform codex under the multi-host contract, else (a
-// Mnemo that reads Codex's payloads as Claude Code's) under the bare thread id.
-func (h *harness) checkSession(t *testing.T, mnemoBin, thread string, contract bool) {
+// checkSession fails unless Mnemo recorded the Codex session, with one
+// prompt, as codex:<thread> on platform codex.
+func (h *harness) checkSession(t *testing.T, mnemoBin, thread string) {
 	t.Helper()
-	want, platform := thread, ""
-	if contract {
-		want, platform = "codex:"+thread, "codex"
-	}
+	want := "codex:" + thread
 	list := h.sessions(t, mnemoBin)
 	for _, s := range list {
-		if s.ContentSessionID == want && (platform == "" || s.Platform == platform) && s.PromptCounter == 1 {
+		if s.ContentSessionID == want && s.Platform == "codex" && s.PromptCounter == 1 {
 			return
 		}
 	}
-	t.Fatalf("mnemo sessions has no session %s (platform %q) with one prompt: did the hooks run? %+v", want, platform, list)
+	t.Fatalf("mnemo sessions has no session %s on platform codex with one prompt: did the hooks run? %+v", want, list)
 }
 
 // checkEdited fails unless an observation lists file among the files the
@@ -381,3 +375,99 @@ func (h *harness) checkEdited(t *testing.T, mnemoBin, file string) {
 	}
 	t.Errorf("no observation lists %s as modified (the apply_patch edits):\n%s", file, out)
 }
+
+// recalledID matches one line of a prompt's recall and captures its id.
+var recalledID = regexp.MustCompile(`(?m)^- #(\d+) · `)
+
+// TestMnemoPromptRecall: session 1 fixes calc.py. Session 2's SessionStart
+// context has room for the last summary only (contextBytes 512), so its
+// prompt about the fix gets session 1's observations from Codex's
+// UserPromptSubmit hook, as a developer message after the prompt, within
+// the prompt recall's budget and without what SessionStart already gave.
+func TestMnemoPromptRecall(t *testing.T) {
+	h := newHarness(t)
+	mnemoBin, hookBin := requireMnemo(t, h.root)
+	if err := os.WriteFile(filepath.Join(h.mnemoHome, "settings.json"), []byte(`{"contextBytes": 512}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h.extraEnv = append(h.extraEnv, "MNEMO_LOG_LEVEL=debug") // the hook logs what it answered
+	h.installMnemoCodex(t, mnemoBin, hookBin)
+	h.runFixCalc(t)
+	h.waitForContext(t, mnemoBin, "calc.py")
+
+	h.srv.register(script{Name: "prompt-recall", Steps: []step{{Text: "We fixed add and mul in calc.py."}}})
+	// The prompt is what a person would type: the script's marker goes in
+	// the developer instructions, where the hook does not see it.
+	run := h.exec("prompt-recall", "what did we change in calc.py to make sh test.sh pass?",
+		"-c", `developer_instructions="SCENARIO:prompt-recall"`)
+	run.mustSucceed(t)
+	reqs := h.srv.requests("prompt-recall")
+	if len(reqs) == 0 {
+		t.Fatal("session 2 sent no request to the model")
+	}
+	var start, recall string
+	afterPrompt := false
+	for _, it := range reqs[0].req.Input {
+		switch {
+		case it.isPrompt():
+			afterPrompt = true
+		case it.Type == "message" && it.Role == "developer" && mnemoContext.MatchString(it.Text()):
+			if afterPrompt {
+				recall = mnemoContext.FindString(it.Text())
+			} else {
+				start = mnemoContext.FindString(it.Text())
+			}
+		}
+	}
+	h.save("prompt-recall.txt", []byte(start+"\n\n"+recall))
+	ids := recalledID.FindAllStringSubmatch(recall, -1)
+	switch {
+	case start == "":
+		t.Errorf("no SessionStart <mnemo-context> before the prompt:\n%s", reqs[0].Text())
+	case recall == "":
+		t.Fatalf("no prompt recall after the prompt:\n%s", reqs[0].Text())
+	case !strings.Contains(recall, `source="prompt"`) || !strings.Contains(recall, "calc.py"):
+		t.Errorf("the recall is not a <mnemo-context> of source prompt naming calc.py:\n%s", recall)
+	case len(ids) == 0 || len(ids) > memory.MaxPromptContextItems || len(recall) > memory.MaxPromptContextBytes:
+		t.Errorf("the recall has %d memories in %d bytes (budget %d, %d bytes):\n%s",
+			len(ids), len(recall), memory.MaxPromptContextItems, memory.MaxPromptContextBytes, recall)
+	}
+	for _, id := range ids {
+		if strings.Contains(start, "#"+id[1]+" ") {
+			t.Errorf("#%s was recalled though SessionStart's context gave it:\n%s", id[1], start)
+		}
+	}
+
+	// Every hook run was read as Codex's, the patches as edits, each
+	// within its deadline.
+	var events, tools []string
+	for _, m := range delivered.FindAllStringSubmatch(readMnemoLogs(t, h.mnemoHome)["hook.log"], -1) {
+		event, host, tool, took := m[1], m[2], m[3], m[4]
+		events = append(events, event)
+		if tool != "" {
+			tools = append(tools, tool)
+		}
+		d, err := time.ParseDuration(took)
+		switch {
+		case host != "codex":
+			t.Errorf("a %s hook ran for host %q", event, host)
+		case err != nil || event != "SessionStart" && d >= claudecode.EventBudget:
+			t.Errorf("a %s hook took %s (budget %v)", event, took, claudecode.EventBudget)
+		}
+		t.Logf("TIMING hook %s: %s", event, took)
+	}
+	wantEvents := []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUse", "PostToolUse", "PostToolUse",
+		"PostToolUse", "Stop", "SessionStart", "UserPromptSubmit", "Stop"}
+	if !slices.Equal(events, wantEvents) {
+		t.Errorf("hook.log records the events %v, want %v", events, wantEvents)
+	}
+	if want := []string{"Bash", "Edit", "Bash", "Edit", "Bash"}; !slices.Equal(tools, want) {
+		t.Errorf("hook.log records the tools %v, want %v (apply_patch read as Edit)", tools, want)
+	}
+	checkMnemoLogs(t, h.mnemoHome)
+}
+
+// delivered matches the hook log's debug record of a delivered event and
+// captures the event, the host, the tool (PostToolUse) and how long the hook
+// took.
+var delivered = regexp.MustCompile(`(?m)msg=delivered event=(\w+) session=\S+ host=(\S+)(?: tool=(\S+))?.* took=(\S+)`)

@@ -29,7 +29,8 @@ import (
 )
 
 // scenarioMarker selects a script: SCENARIO:<name> in the latest user
-// prompt (the marker prefix the Claude Code model server uses too).
+// prompt, else in a developer message (the marker prefix the Claude Code
+// model server uses too). Within one text the last registered marker wins.
 var scenarioMarker = regexp.MustCompile(`SCENARIO:([A-Za-z0-9_-]+)`)
 
 // script is a scripted conversation: the reply to a request is Steps[step],
@@ -370,9 +371,17 @@ func (s *responsesServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	st := step{Text: "ok"}
 	s.mu.Lock()
-	for _, m := range scenarioMarker.FindAllStringSubmatch(prompt, -1) {
-		if _, ok := s.scripts[m[1]]; ok {
-			rec.Script = m[1]
+	// A marker in the prompt wins; else one in the developer messages
+	// (codex exec -c developer_instructions=…), so that a test can keep the
+	// prompt a person's words that hooks read.
+	for _, text := range append([]string{prompt}, req.Messages("developer")...) {
+		for _, m := range scenarioMarker.FindAllStringSubmatch(text, -1) {
+			if _, ok := s.scripts[m[1]]; ok {
+				rec.Script = m[1]
+			}
+		}
+		if rec.Script != "" {
+			break
 		}
 	}
 	sc, scripted := s.scripts[rec.Script]
