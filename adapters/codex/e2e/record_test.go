@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,9 +36,18 @@ eval "answer=\${RECORD_ANSWER_$1-\{\}}"
 printf '%s\n' "$answer"
 `
 
-// installRecorder writes the recorder and a hooks.json that runs it for
-// recorderEvents, trusts it, and returns the folder the payloads go to.
+// installRecorder writes the recorder and a user hooks.json that runs it
+// for recorderEvents, trusts it, and returns the folder the payloads go to.
 func (h *harness) installRecorder(t *testing.T) string {
+	t.Helper()
+	dir := h.writeRecorder(t, h.hooksPath())
+	trustHooks(t, h.configPath(), h.hooksPath())
+	return dir
+}
+
+// writeRecorder writes the recorder and a hooks.json at hooksPath that runs
+// it for recorderEvents, and returns the folder the payloads go to.
+func (h *harness) writeRecorder(t *testing.T, hooksPath string) string {
 	t.Helper()
 	dir := mkdir(t, h.base, "payloads")
 	script := filepath.Join(h.base, "record.sh")
@@ -58,10 +68,12 @@ func (h *harness) installRecorder(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(h.hooksPath(), data, 0o600); err != nil {
+	if err := os.MkdirAll(filepath.Dir(hooksPath), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	trustHooks(t, h.configPath(), h.hooksPath())
+	if err := os.WriteFile(hooksPath, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	h.extraEnv = append(h.extraEnv, "RECORD_DIR="+dir)
 	return dir
 }
@@ -338,5 +350,73 @@ func TestCodexHookAnswers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCodexProjectHooks: hooks in the project's .codex/hooks.json (what
+// `mnemo install codex --scope project` writes) run only when Codex trusts
+// both the project (a [projects."<dir>"] table with trust_level "trusted",
+// as `codex exec --trust` writes) and the hooks (their hooks.state, keyed by
+// the project hooks file's path). Either alone runs nothing.
+func TestCodexProjectHooks(t *testing.T) {
+	h := newHarness(t)
+	hooks := filepath.Join(h.project, ".codex", "hooks.json")
+	dir := h.writeRecorder(t, hooks)
+	h.srv.register(script{Name: "project-hooks", Steps: []step{{Text: "done"}}})
+	run := func(label string) []string {
+		t.Helper()
+		r := h.exec(label, "SCENARIO:project-hooks say done")
+		r.mustSucceed(t)
+		var events []string
+		for _, p := range readRecorded(t, dir) {
+			events = append(events, p.Event)
+		}
+		for _, name := range mustGlob(t, filepath.Join(dir, "*.json")) {
+			if err := os.Remove(name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return events
+	}
+	trustProject := fmt.Sprintf("\n[projects.%s]\ntrust_level = \"trusted\"\n", strconv.Quote(h.project))
+
+	// The hooks trusted, the project not.
+	if added := trustHooks(t, h.configPath(), hooks); len(added) != len(recorderEvents) {
+		t.Fatalf("trusted %d hooks, want %d", len(added), len(recorderEvents))
+	}
+	if got := run("hooks-trusted"); len(got) != 0 {
+		t.Errorf("hooks of an untrusted project ran: %v", got)
+	}
+	// Both trusted.
+	appendFile(t, h.configPath(), trustProject)
+	if got := run("both-trusted"); !slices.Equal(got, []string{"SessionStart", "UserPromptSubmit", "Stop"}) {
+		t.Errorf("the project's hooks ran for %v, want SessionStart, UserPromptSubmit and Stop", got)
+	}
+	// The project trusted, the hooks not: a fresh config.toml.
+	h.writeConfig()
+	appendFile(t, h.configPath(), trustProject)
+	if got := run("project-trusted"); len(got) != 0 {
+		t.Errorf("untrusted hooks of a trusted project ran: %v", got)
+	}
+}
+
+func mustGlob(t *testing.T, pattern string) []string {
+	t.Helper()
+	names, err := filepath.Glob(pattern)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+func appendFile(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(text); err != nil {
+		t.Fatal(err)
 	}
 }
