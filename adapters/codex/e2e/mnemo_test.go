@@ -140,7 +140,7 @@ func (h *harness) installMnemoCodex(t *testing.T, mnemoBin, hookBin string) {
 		for _, g := range file.Hooks[stage] {
 			for _, hk := range g.Hooks {
 				f := strings.Fields(hk.Command)
-				found = found || hk.Type == "command" && len(f) > 0 && f[0] == hookBin && f[len(f)-1] == stage
+				found = found || hk.Type == "command" && len(f) > 0 && strings.Trim(f[0], `"'`) == hookBin && f[len(f)-1] == stage
 			}
 		}
 		if !found {
