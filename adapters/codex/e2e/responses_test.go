@@ -35,12 +35,10 @@ var scenarioMarker = regexp.MustCompile(`SCENARIO:([A-Za-z0-9_-]+)`)
 
 // script is a scripted conversation: the reply to a request is Steps[step],
 // step being the number of model replies already given after the latest user
-// prompt (see turnStep). Past the last step the reply is a final text. With
-// Respond set, it decides every reply.
+// prompt (see turnStep). Past the last step the reply is a final text.
 type script struct {
-	Name    string
-	Steps   []step
-	Respond func(turn) step
+	Name  string
+	Steps []step
 }
 
 // step is one model reply: an optional text message, then tool calls.
@@ -49,21 +47,12 @@ type step struct {
 	Calls []call
 }
 
-// call is a tool call. Shell runs a command through Codex's exec_command
-// function tool; Patch is an apply_patch freeform patch (the custom tool
-// Codex offers for gpt-5.5); else Name and Args are sent as a function call.
+// call is a tool call: Shell runs a command through Codex's exec_command
+// function tool, Patch is a patch for its apply_patch freeform tool (the
+// custom tool Codex offers for gpt-5.5).
 type call struct {
 	Shell string
 	Patch string
-	Name  string
-	Args  any
-}
-
-// turn is what script.Respond sees.
-type turn struct {
-	Step    int
-	Prompt  string
-	Request *responsesRequest
 }
 
 // responsesRequest is the part of a POST /v1/responses body the tests read.
@@ -86,11 +75,8 @@ type item struct {
 		Type string `json:"type"`
 		Text string `json:"text"`
 	} `json:"content,omitempty"`
-	Name      string          `json:"name,omitempty"`
-	CallID    string          `json:"call_id,omitempty"`
-	Arguments string          `json:"arguments,omitempty"`
-	Input     string          `json:"input,omitempty"`
-	Output    json.RawMessage `json:"output,omitempty"`
+	CallID string          `json:"call_id,omitempty"`
+	Output json.RawMessage `json:"output,omitempty"`
 }
 
 // Text joins the item's text parts.
@@ -259,7 +245,8 @@ type responsesServer struct {
 }
 
 // startResponses listens on 127.0.0.1 and serves until t ends; the requests
-// go to the test's artifacts as codex-requests.jsonl.
+// go to the test's artifacts as codex-requests.jsonl, and any it could not
+// answer (another path, a bad body) fails the test.
 func startResponses(t *testing.T) *responsesServer {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -282,6 +269,11 @@ func startResponses(t *testing.T) *responsesServer {
 		}
 		<-s.done
 		s.save(t)
+		for _, r := range s.all() {
+			if r.Status != http.StatusOK {
+				t.Errorf("the scripted API answered %s %s with %d: %s", r.Method, r.Path, r.Status, r.Note)
+			}
+		}
 	})
 	return s
 }
@@ -388,13 +380,9 @@ func (s *responsesServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	rec.Step = req.turnStep()
 	if scripted {
-		switch {
-		case sc.Respond != nil:
-			st = sc.Respond(turn{Step: rec.Step, Prompt: prompt, Request: &req})
-		case rec.Step < len(sc.Steps):
+		st = step{Text: fmt.Sprintf("Done: scenario %s finished after %d step(s).", sc.Name, rec.Step)}
+		if rec.Step < len(sc.Steps) {
 			st = sc.Steps[rec.Step]
-		default:
-			st = step{Text: fmt.Sprintf("Done: scenario %s finished after %d step(s).", sc.Name, rec.Step)}
 		}
 	} else {
 		rec.Note = "no registered scenario in the prompt: default reply"
@@ -434,18 +422,8 @@ func (s *responsesServer) compile(st step) ([]outputItem, error) {
 		case c.Patch != "":
 			items = append(items, outputItem{Type: "custom_tool_call", ID: id("ctc"), Status: "completed",
 				CallID: id("call"), Name: "apply_patch", Input: c.Patch})
-		case c.Name != "":
-			args, err := json.Marshal(c.Args)
-			if err != nil {
-				return nil, err
-			}
-			if c.Args == nil {
-				args = []byte("{}")
-			}
-			items = append(items, outputItem{Type: "function_call", ID: id("fc"), Status: "completed",
-				CallID: id("call"), Name: c.Name, Args: string(args)})
 		default:
-			return nil, errors.New("a call with neither Shell, Patch nor Name")
+			return nil, errors.New("a call with neither Shell nor Patch")
 		}
 	}
 	if len(items) == 0 {
