@@ -168,9 +168,10 @@ func (h *harness) installRecorder(t *testing.T, name string) string {
 //     SessionEnd is awaited (its hook sleeps, and has finished when the CLI
 //     exits).
 //  2. "context", hooks answering additionalContext: SessionStart's is
-//     prepended to the prompt (and BeforeAgent's payload carries it),
-//     BeforeAgent's follows the prompt, AfterTool's is appended to each
-//     tool's output; the model receives all three.
+//     prepended to the prompt (and BeforeAgent's and AfterAgent's payloads
+//     carry it), BeforeAgent's follows the prompt, AfterTool's is appended
+//     to each tool's output; the model receives all three, each in a
+//     <hook_context> element with its < and > escaped.
 //  3. "quiet", hooks printing nothing, or plain text: the run succeeds, and
 //     the text is shown on stderr, never sent to the model.
 //
@@ -203,10 +204,20 @@ func TestGeminiHookPayloads(t *testing.T) {
 	if err := os.Remove(filepath.Join(h.project, "CHANGES.md")); err != nil {
 		t.Fatal(err)
 	}
-	ctxOf := map[string]string{"SessionStart": "MARKER_SESSIONSTART_51A7", "BeforeAgent": "MARKER_BEFOREAGENT_C0DE", "AfterTool": "MARKER_AFTERTOOL_9E3F"}
+	// The contexts hold < > & to show what the CLI escapes.
+	ctxOf := map[string]string{
+		"SessionStart": `<mnemo-context project="calc-project">MARKER_SESSIONSTART_51A7</mnemo-context>`,
+		"BeforeAgent":  "MARKER_BEFOREAGENT_C0DE: a < b && c > d",
+		"AfterTool":    "MARKER_AFTERTOOL_9E3F",
+	}
 	for ev, m := range ctxOf {
 		out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{"hookEventName": ev, "additionalContext": m}})
 		h.extraEnv = append(h.extraEnv, recordOutEnv+ev+"="+string(out))
+	}
+	// What the model gets: each context with < and > as &lt; and &gt; (&
+	// stays), in a <hook_context> element.
+	wrapped := func(ev string) string {
+		return "<hook_context>" + strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(ctxOf[ev]) + "</hook_context>"
 	}
 	before := len(h.srv.scripted("fix-calc"))
 	run = h.runFixCalc(t, "context")
@@ -214,22 +225,24 @@ func TestGeminiHookPayloads(t *testing.T) {
 	reqs := h.srv.scripted("fix-calc")[before:]
 	first := reqs[0].userText()
 	for _, want := range []string{
-		"<hook_context>" + ctxOf["SessionStart"] + "</hook_context>\n\n" + marker("fix-calc") + " " + prompt,
-		"<hook_context>" + ctxOf["BeforeAgent"] + "</hook_context>",
+		wrapped("SessionStart") + "\n\n" + marker("fix-calc") + " " + prompt,
+		wrapped("BeforeAgent"),
 	} {
 		if !strings.Contains(first, want) {
 			t.Errorf("the first request's user text lacks %q:\n%s", want, first)
 		}
 	}
 	for i, fr := range reqs[len(reqs)-1].functionResponses() {
-		if out, _ := fr.Response["output"].(string); !strings.HasSuffix(out, "\n\n<hook_context>"+ctxOf["AfterTool"]+"</hook_context>") {
+		if out, _ := fr.Response["output"].(string); !strings.HasSuffix(out, "\n\n"+wrapped("AfterTool")) {
 			t.Errorf("function response %d (%s) does not end with AfterTool's context:\n%s", i, fr.Name, out)
 		}
 	}
+	// BeforeAgent and AfterAgent get the prompt with SessionStart's
+	// context in front, escaped as the model gets it.
 	withContext := readRecords(t, dir)
 	for _, r := range withContext {
-		if p := r.decode(t); (r.Event == "BeforeAgent" || r.Event == "AfterAgent") && !strings.HasPrefix(*p.Prompt, "<hook_context>"+ctxOf["SessionStart"]+"</hook_context>\n\n") {
-			t.Errorf("%s's prompt does not start with SessionStart's context: %q", r.Event, *p.Prompt)
+		if p := r.decode(t); (r.Event == "BeforeAgent" || r.Event == "AfterAgent") && *p.Prompt != wrapped("SessionStart")+"\n\n"+marker("fix-calc")+" "+prompt {
+			t.Errorf("%s's prompt is not SessionStart's context and the prompt: %q", r.Event, *p.Prompt)
 		}
 	}
 	contextual := h.scrubbed(t, "context", withContext)

@@ -36,7 +36,7 @@ import (
 // recorded as kindNotFound, so that a test can see it.
 //
 // A script is chosen by its marker, markerPrefix+name, in the text of a
-// user content; the reply is script.Steps[n], n being the number of model
+// user content outside the <hook_context> elements hooks add; the reply is script.Steps[n], n being the number of model
 // contents after the user content holding the marker. Past the last step
 // the reply is a text saying so.
 type apiServer struct {
@@ -52,7 +52,11 @@ type apiServer struct {
 // markerPrefix starts a script's marker in a prompt: [[gemini-e2e:<name>]].
 const markerPrefix = "[[gemini-e2e:"
 
-var markerRE = regexp.MustCompile(`\[\[gemini-e2e:([A-Za-z0-9_-]+)\]\]`)
+var (
+	markerRE = regexp.MustCompile(`\[\[gemini-e2e:([A-Za-z0-9_-]+)\]\]`)
+	// hookContextRE matches what the CLI adds to a prompt from hooks.
+	hookContextRE = regexp.MustCompile(`(?s)<hook_context>.*?</hook_context>`)
+)
 
 // marker returns the marker that selects the script called name.
 func marker(name string) string { return markerPrefix + name + "]]" }
@@ -267,7 +271,10 @@ func (s *apiServer) pick(q *genRequest) (name string, step int, ok bool) {
 			continue
 		}
 		for _, p := range c.Parts {
-			for _, mm := range markerRE.FindAllStringSubmatch(p.Text, -1) {
+			// A hook's context may quote an earlier prompt, marker and all
+			// (Mnemo's does): only the user's own text selects a script.
+			text := hookContextRE.ReplaceAllString(p.Text, "")
+			for _, mm := range markerRE.FindAllStringSubmatch(text, -1) {
 				if _, found := s.scripts[mm[1]]; found {
 					return mm[1], step, true
 				}
@@ -440,6 +447,7 @@ func TestAPIServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	s.register(apiScript{Name: "other"})
 	s.register(apiScript{Name: "demo", Steps: []apiStep{
 		{Text: "reading", Calls: []apiCall{{Name: "read_file", Args: map[string]any{"file_path": "/x"}}}},
 		{Text: "done"},
@@ -458,7 +466,7 @@ func TestAPIServer(t *testing.T) {
 	user := func(text string) map[string]any {
 		return map[string]any{"role": "user", "parts": []any{map[string]any{"text": text}}}
 	}
-	first := map[string]any{"contents": []any{user("<hook_context>x</hook_context>\n\n" + marker("demo") + " go")}}
+	first := map[string]any{"contents": []any{user("<hook_context>" + marker("other") + "</hook_context>\n\n" + marker("demo") + " go")}}
 	code, out := post("/v1beta/models/m1:streamGenerateContent?alt=sse", first)
 	if code != 200 || strings.Count(out, "data: ") != 2 || !strings.Contains(out, `"functionCall":{"args":{"file_path":"/x"},"name":"read_file"}`) ||
 		!strings.Contains(out, `"finishReason":"STOP"`) {
@@ -493,7 +501,7 @@ func TestAPIServer(t *testing.T) {
 	}
 	reqs := s.scripted("demo")
 	if len(reqs) != 2 || len(reqs[1].functionResponses()) != 1 || reqs[1].functionResponses()[0].Response["output"] != "body" ||
-		!strings.Contains(reqs[0].userText(), "<hook_context>x</hook_context>") {
+		!strings.Contains(reqs[0].userText(), "<hook_context>"+marker("other")+"</hook_context>") {
 		t.Errorf("scripted requests: %+v", reqs)
 	}
 }
