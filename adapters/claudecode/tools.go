@@ -38,30 +38,40 @@ var toolNames = map[string]string{
 	"update_plan": "TodoWrite", "ask_user": "AskUserQuestion", "question": "AskUserQuestion",
 }
 
+// claudeTools are Claude Code's tools whose input canonicalInput renames.
+// A host may use these names with its own fields: Cursor's Read {path},
+// Write {path, contents}.
+var claudeTools = map[string]bool{
+	"Read": true, "Edit": true, "MultiEdit": true, "Write": true, "Bash": true,
+	"Grep": true, "Glob": true, "LS": true, "WebFetch": true, "WebSearch": true,
+}
+
 // normalizeTool rewrites a tool event of another host in Claude Code's
 // vocabulary: its name (toolNames), the fields of its input (file_path,
 // old_string, new_string, content, command, pattern, url), keeping every
 // other field, and its response in the shape the memory agent reads
-// (stdout and exitCode for a command, the text for the rest). Claude
-// Code's own events pass untouched.
+// (stdout and exitCode for a command, the text for the rest). A tool
+// named as Claude Code's has its input renamed too, and any other tool
+// (an MCP tool) keeps its name and input but has its response reshaped.
+// Claude Code's own events pass untouched.
 func normalizeTool(host string, p *Payload) {
 	if host == HostClaudeCode || p.ToolName == "" {
 		return
 	}
 	name, known := toolNames[p.ToolName]
 	if !known {
-		return
+		name = p.ToolName
 	}
-	in := map[string]any{}
-	_ = json.Unmarshal(unquoteJSON(p.ToolInput), &in)
-	if name == "Edit" && (p.ToolName == "apply_patch" || p.ToolName == "patch") {
-		name = patchEdit(in)
-	}
-	p.ToolName = name
-	if in != nil {
+	p.ToolInput = unquoteJSON(p.ToolInput)
+	var in map[string]any
+	if (known || claudeTools[name]) && json.Unmarshal(p.ToolInput, &in) == nil && in != nil {
+		if name == "Edit" && (p.ToolName == "apply_patch" || p.ToolName == "patch") {
+			name = patchEdit(in)
+		}
 		canonicalInput(name, in)
 		p.ToolInput = mustJSON(in)
 	}
+	p.ToolName = name
 	p.ToolResponse = canonicalResponse(name, p.ToolResponse)
 }
 
