@@ -65,6 +65,7 @@ type wire struct {
 	ToolOutput     json.RawMessage `json:"tool_output"`
 	Text           string          `json:"text"`
 	Status         string          `json:"status"`
+	ErrorMessage   string          `json:"error_message"` // postToolUseFailure's
 
 	// Windsurf.
 	TrajectoryID    string          `json:"trajectory_id"`
@@ -119,7 +120,7 @@ func (w *wire) normalize(hint, argEvent string) *Payload {
 		ToolResponse:   firstRaw(w.ToolResponse, w.ToolResult, w.ToolResultSnake, w.ToolOutput),
 		ToolUseID:      w.ToolUseID,
 		DurationMS:     w.DurationMS,
-		Error:          errorText(w.Error),
+		Error:          firstOf(errorText(w.Error), w.ErrorMessage),
 		IsInterrupt:    w.IsInterrupt,
 
 		StopHookActive:       w.StopHookActive,
