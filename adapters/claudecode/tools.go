@@ -2,6 +2,7 @@ package claudecode
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 )
 
@@ -238,6 +239,9 @@ func canonicalResponse(name string, raw json.RawMessage) json.RawMessage {
 		if e := errorText(r.Error); e != "" {
 			text, isError = strings.TrimSpace(text+"\n"+e), true
 		}
+		if name == "Bash" {
+			exit = exitCodeLine(text)
+		}
 	case r.TextResult != nil || r.TextResultSnake != nil:
 		if r.TextResult != nil {
 			text = *r.TextResult
@@ -269,6 +273,25 @@ func canonicalResponse(name string, raw json.RawMessage) json.RawMessage {
 		out["isError"] = true
 	}
 	return mustJSON(out)
+}
+
+// exitCodeLine reads the exit code Gemini CLI's run_shell_command writes
+// in its result ("Exit Code: 1", after the command's output, so the last
+// such line), nil when there is none ("(none)": the command was killed by
+// a signal).
+func exitCodeLine(text string) *int {
+	var code *int
+	for line := range strings.SplitSeq(text, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "Exit Code: "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(rest))
+			if err != nil {
+				code = nil
+				continue
+			}
+			code = &n
+		}
+	}
+	return code
 }
 
 // blockText is a content value as text: a string, or the text of its
