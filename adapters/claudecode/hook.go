@@ -179,7 +179,10 @@ func (h *hook) run(ctx context.Context) {
 	}
 	p := in.w.normalize(hint, h.cfg.Event)
 	h.host, h.event = p.Host, p.HookEventName
-	if arg := h.cfg.Event; arg != "" && arg != h.event {
+	if arg := h.cfg.Event; arg != "" && arg != h.event && !sameStage(hint, arg, h.host, h.event) {
+		// Two names of one stage are not a mismatch: Cursor runs Claude
+		// Code's PostToolUse hook for its postToolUse, VS Code Copilot
+		// CLI's agentStop hook for its Stop.
 		h.log.Warn("hook argument and payload name different events; following the payload",
 			"arg", arg, "event", h.event, "host", h.host)
 	}
@@ -260,6 +263,15 @@ func (h *hook) run(ctx context.Context) {
 		return
 	}
 	log.Log(ctx, level, "not delivered; spooled", "method", method, "took", time.Since(h.start), "spool", spool, "err", err)
+}
+
+// sameStage reports whether the event named on the command line of a hook
+// installed for one host and the event a payload of another host names
+// are the same stage.
+func sameStage(argHost, arg, host, event string) bool {
+	a, ok := stageOf(argHost, arg)
+	b, ok2 := stageOf(host, event)
+	return ok && ok2 && a == b
 }
 
 // call makes the stage's call to the daemon, bounded by ctx: the hello and
