@@ -189,7 +189,7 @@ func (h *hook) run(ctx context.Context) {
 	h.host, h.event = p.Host, p.HookEventName
 	if arg := h.cfg.Event; arg != "" && arg != h.event && !sameStage(hint, arg, h.host, h.event) {
 		// Two names of one stage are not a mismatch: Cursor runs Claude
-		// Code's PostToolUse hook for its postToolUse, VS Code Copilot
+		// Code's PostToolUse hook for its postToolUse, and VS Code Copilot
 		// CLI's agentStop hook for its Stop.
 		h.log.Warn("hook argument and payload name different events; following the payload",
 			"arg", arg, "event", h.event, "host", h.host)

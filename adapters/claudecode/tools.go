@@ -239,7 +239,7 @@ func canonicalResponse(name string, raw json.RawMessage) json.RawMessage {
 		if e := errorText(r.Error); e != "" {
 			text, isError = strings.TrimSpace(text+"\n"+e), true
 		}
-		if name == "Bash" {
+		if name == "Bash" && exit == nil {
 			exit = exitCodeLine(text)
 		}
 	case r.TextResult != nil || r.TextResultSnake != nil:
