@@ -115,6 +115,7 @@ export const MnemoPlugin = async (ctx, options) => {
     const chunks = [];
     let size = 0;
     const done = new Promise((resolve) => {
+      // Unref'd: the running hook keeps the event loop alive, not its timer.
       const timer = setTimeout(() => {
         try {
           child.kill("SIGKILL");
@@ -142,7 +143,6 @@ export const MnemoPlugin = async (ctx, options) => {
     }
     child.stdin.on("error", () => {}); // EPIPE when the hook exits early
     child.stdin.end(body);
-    child.unref();
     if (!capture) return undefined;
     return done.then(() => Buffer.concat(chunks).toString("utf8"));
   }
@@ -187,7 +187,7 @@ export const MnemoPlugin = async (ctx, options) => {
 
   function within(promise, ms) {
     let timer;
-    return Promise.race([promise, new Promise((resolve) => { timer = setTimeout(resolve, ms); timer.unref?.(); })]).finally(() => clearTimeout(timer));
+    return Promise.race([promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]).finally(() => clearTimeout(timer));
   }
 
   const hooks = {
