@@ -53,6 +53,10 @@ type SessionStartParams struct {
 	Project          string `json:"project,omitempty"`
 	Source           string `json:"source,omitempty"` // startup, resume, clear, compact, fork
 	Platform         string `json:"platform,omitempty"`
+	// NoContext says the client cannot show context (a host whose session
+	// start takes none): the session is opened, no context is built or
+	// audited.
+	NoContext bool `json:"noContext,omitzero"`
 	// EventKey makes the call idempotent: a call repeated with the same key
 	// (a hook replaying its spool) has no further effect.
 	EventKey string `json:"eventKey,omitempty"`
@@ -78,6 +82,10 @@ type UserPromptParams struct {
 	Cwd              string `json:"cwd"`
 	Prompt           string `json:"prompt"`
 	Platform         string `json:"platform,omitempty"`
+	// NoRecall says the client cannot show a prompt's recall (a host whose
+	// prompt stage takes no context): the prompt is stored, nothing is
+	// searched or marked given.
+	NoRecall bool `json:"noRecall,omitzero"`
 	// EventKey makes the call idempotent: a call repeated with the same key
 	// (a hook replaying its spool) has no further effect.
 	EventKey string `json:"eventKey,omitempty"`
@@ -191,13 +199,16 @@ type SessionEndResult struct {
 // SearchParams filters and ranks observations. With no query the filters
 // alone apply, newest first.
 type SearchParams struct {
-	Query   string    `json:"query,omitempty"`
-	Project string    `json:"project,omitempty"`
-	Types   []string  `json:"types,omitempty"`
-	Files   []string  `json:"files,omitempty"`
-	Since   time.Time `json:"since,omitzero"`
-	Until   time.Time `json:"until,omitzero"`
-	Limit   int       `json:"limit,omitzero"`
+	Query   string   `json:"query,omitempty"`
+	Project string   `json:"project,omitempty"`
+	Types   []string `json:"types,omitempty"`
+	Files   []string `json:"files,omitempty"`
+	// Host keeps the observations made in one host's sessions
+	// ("claude-code", "codex", …).
+	Host  string    `json:"host,omitempty"`
+	Since time.Time `json:"since,omitzero"`
+	Until time.Time `json:"until,omitzero"`
+	Limit int       `json:"limit,omitzero"`
 	// Mode picks the rankings: "hybrid" (the default, keywords and meaning
 	// fused), "keyword" or "vector".
 	Mode string `json:"mode,omitempty"`
@@ -232,6 +243,7 @@ type Hit struct {
 	Title   string    `json:"title"`
 	Type    string    `json:"type"`
 	Project string    `json:"project"`
+	Host    string    `json:"host,omitempty"`
 	Time    time.Time `json:"time"`
 	Files   []string  `json:"files"`
 	Score   float64   `json:"score"`

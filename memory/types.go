@@ -109,6 +109,9 @@ type Observation struct {
 	ToolUseID string `json:"toolUseId,omitempty"`
 	Request   string `json:"request"` // the prompt of the turn it served
 	Source    string `json:"source"`  // SourceAgent, SourceSaved or SourceEditor
+	// Host is the coding agent or editor whose session it was made in
+	// (the session's platform: "claude-code", "codex", "vscode", …).
+	Host string `json:"host,omitempty"`
 	// Anchor is the place in a file the observation is about, when it
 	// has one: the selection a person remembered on purpose.
 	Anchor *Anchor   `json:"anchor,omitempty"`

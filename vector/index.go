@@ -59,8 +59,11 @@ type Doc struct {
 	ID      uint64
 	Project string
 	Type    string
-	Files   []string
-	Time    time.Time
+	// Host is the coding agent the document came from ("claude-code",
+	// "codex", …), "" when unknown.
+	Host  string
+	Files []string
+	Time  time.Time
 	// Title is what the document is about; its terms count double.
 	Title string
 	// Text is the rest of the searchable text; it may repeat the title.
@@ -88,6 +91,8 @@ type Query struct {
 	Project string
 	// Types, when set, keeps the documents of these types only.
 	Types []string
+	// Host, when set, keeps the documents of that host only.
+	Host string
 	// Files, when set, keeps the documents with a file path that contains
 	// one of these fragments (ignoring case).
 	Files []string
@@ -162,6 +167,7 @@ type entry struct {
 	files   string // the lowercased paths, one per line
 	project uint32 // in Index.projects
 	typ     uint32 // in Index.types
+	host    uint32 // in Index.hosts
 	live    bool
 }
 
@@ -196,6 +202,7 @@ type Index struct {
 	projects names
 	vecCount []int // by project: documents with a vector
 	types    names
+	hosts    names
 
 	// prefilterMin is the scope from which a vector search uses the sign
 	// codes (a variable for the tests).
@@ -286,7 +293,8 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 		}
 		slot := ix.newSlot()
 		p := ix.projectNumber(d.Project)
-		e := entry{id: d.ID, project: p, typ: ix.typeNumber(d.Type), live: true}
+		h, _ := ix.hosts.number(d.Host)
+		e := entry{id: d.ID, project: p, typ: ix.typeNumber(d.Type), host: h, live: true}
 		if len(d.Files) > 0 {
 			e.files = strings.ToLower(strings.Join(d.Files, "\n"))
 		}
@@ -1039,6 +1047,7 @@ type filter struct {
 	project      int // -1 for any, noProject for none
 	types        []uint32
 	noType       bool     // the query asks only for types the index has never seen
+	host         int      // -1 for any, noProject for one the index has never seen
 	files        []string // lowercased fragments
 	since, until int64
 	hasSince     bool
@@ -1050,7 +1059,7 @@ type filter struct {
 
 // newFilter resolves q's filters against the index. Callers hold a lock.
 func (ix *Index) newFilter(q Query) *filter {
-	f := &filter{project: -1}
+	f := &filter{project: -1, host: -1}
 	if q.Project != "" {
 		f.project = noProject
 		if p, ok := ix.projects.find(q.Project); ok {
@@ -1063,6 +1072,12 @@ func (ix *Index) newFilter(q Query) *filter {
 		}
 	}
 	f.noType = len(q.Types) > 0 && len(f.types) == 0
+	if q.Host != "" {
+		f.host = noProject
+		if h, ok := ix.hosts.find(q.Host); ok {
+			f.host = int(h)
+		}
+	}
 	for _, frag := range q.Files {
 		if frag = strings.ToLower(strings.TrimSpace(frag)); frag != "" {
 			f.files = append(f.files, frag)
@@ -1074,13 +1089,16 @@ func (ix *Index) newFilter(q Query) *filter {
 	if !q.Until.IsZero() {
 		f.until, f.hasUntil = q.Until.UnixNano(), true
 	}
-	f.residual = len(f.types) > 0 || f.noType || len(f.files) > 0 || f.hasSince || f.hasUntil
+	f.residual = len(f.types) > 0 || f.noType || f.host != -1 || len(f.files) > 0 || f.hasSince || f.hasUntil
 	return f
 }
 
 // keep reports whether e passes the filters.
 func (f *filter) keep(e *entry) bool {
-	if !e.live || f.noType || f.project == noProject {
+	if !e.live || f.noType || f.project == noProject || f.host == noProject {
+		return false
+	}
+	if f.host >= 0 && e.host != uint32(f.host) {
 		return false
 	}
 	if f.project >= 0 && e.project != uint32(f.project) {

@@ -24,14 +24,16 @@ import (
 // does not check out is refused whole.
 //
 // Layout, little-endian: the magic, the format version, the caller's
-// version of what the snapshot holds, the embedder's id and dimensions, the project and type names, then column by column the
-// documents (ids, times, projects, types, lengths, inverse norms,
+// version of what the snapshot holds, the embedder's id and dimensions,
+// the project, type and host names, then column by column the documents
+// (ids, times, projects, types, hosts, lengths, inverse norms,
 // path lengths and bytes, vectors), the terms (hashes, refs) and the
 // posting lists (counts, last slots, byte lengths, bytes).
 
 const (
-	snapshotMagic   = "mnemo index snapshot\n"
-	snapshotVersion = 1
+	snapshotMagic = "mnemo index snapshot\n"
+	// snapshotVersion 2 added the hosts.
+	snapshotVersion = 2
 	// maxSnapshotCount bounds any count read from a snapshot, so that a
 	// damaged one fails with an error instead of a huge allocation.
 	maxSnapshotCount = 1 << 30
@@ -98,21 +100,22 @@ func (ix *Index) WriteSnapshot(w io.Writer, asOf uint64) error {
 	sw.u32(uint32(ix.dim))
 	sw.strs(ix.projects.list)
 	sw.strs(ix.types.list)
+	sw.strs(ix.hosts.list)
 
 	n := len(live)
 	ids, times := make([]uint64, n), make([]int64, n)
-	projs, typs, fileLens := make([]uint32, n), make([]uint32, n), make([]uint32, n)
+	projs, typs, hosts, fileLens := make([]uint32, n), make([]uint32, n), make([]uint32, n), make([]uint32, n)
 	docLen, inv := make([]float32, n), make([]float32, n)
 	quant := make([]int8, 0, n*ix.dim)
 	for i, slot := range live {
 		e := &ix.slots[slot]
 		ids[i], times[i] = e.id, e.time
-		projs[i], typs[i], fileLens[i] = e.project, e.typ, uint32(len(e.files))
+		projs[i], typs[i], hosts[i], fileLens[i] = e.project, e.typ, e.host, uint32(len(e.files))
 		docLen[i], inv[i] = ix.kw.docLen[slot], ix.inv[slot]
 		quant = append(quant, ix.quant[int(slot)*ix.dim:int(slot+1)*ix.dim]...)
 	}
 	sw.u32(uint32(n))
-	for _, col := range []any{ids, times, projs, typs, docLen, inv, fileLens} {
+	for _, col := range []any{ids, times, projs, typs, hosts, docLen, inv, fileLens} {
 		sw.put(col)
 	}
 	for _, slot := range live {
@@ -191,7 +194,7 @@ func (ix *Index) clear() {
 	ix.kw = keywordIndex{}
 	ix.quant, ix.inv, ix.codes = nil, nil, nil
 	ix.nvec = 0
-	ix.projects, ix.vecCount, ix.types = names{}, nil, names{}
+	ix.projects, ix.vecCount, ix.types, ix.hosts = names{}, nil, names{}, names{}
 }
 
 // readSnapshot reads a snapshot into the empty index, checking it whole.
@@ -215,15 +218,17 @@ func (ix *Index) readSnapshot(r io.Reader) (n int, asOf uint64, err error) {
 	}
 	projects := sr.strs()
 	types := sr.strs()
+	hostNames := sr.strs()
 	n = sr.count()
 	ids := make([]uint64, n)
 	times := make([]int64, n)
 	projs := make([]uint32, n)
 	typs := make([]uint32, n)
+	hosts := make([]uint32, n)
 	docLen := make([]float32, n)
 	inv := make([]float32, n)
 	fileLens := make([]uint32, n)
-	for _, col := range []any{ids, times, projs, typs, docLen, inv, fileLens} {
+	for _, col := range []any{ids, times, projs, typs, hosts, docLen, inv, fileLens} {
 		sr.get(col)
 	}
 	files := make([]string, n)
@@ -271,8 +276,9 @@ func (ix *Index) readSnapshot(r io.Reader) (n int, asOf uint64, err error) {
 
 	// Everything read and checked: validate the references, then install.
 	for i := range n {
-		if int(projs[i]) >= len(projects) || int(typs[i]) >= len(types) {
-			return 0, 0, fmt.Errorf("%w: document %d names project %d or type %d of %d and %d", ErrSnapshot, ids[i], projs[i], typs[i], len(projects), len(types))
+		if int(projs[i]) >= len(projects) || int(typs[i]) >= len(types) || int(hosts[i]) >= len(hostNames) {
+			return 0, 0, fmt.Errorf("%w: document %d names project %d, type %d or host %d of %d, %d and %d",
+				ErrSnapshot, ids[i], projs[i], typs[i], hosts[i], len(projects), len(types), len(hostNames))
 		}
 	}
 	off := 0
@@ -302,6 +308,7 @@ func (ix *Index) readSnapshot(r io.Reader) (n int, asOf uint64, err error) {
 
 	ix.projects.set(projects)
 	ix.types.set(types)
+	ix.hosts.set(hostNames)
 	ix.vecCount = make([]int, len(projects))
 	ix.slots = make([]entry, n)
 	ix.gone = make([]bool, n)
@@ -309,7 +316,7 @@ func (ix *Index) readSnapshot(r io.Reader) (n int, asOf uint64, err error) {
 	ix.inv = inv
 	ix.codes = make([]uint64, n*ix.words)
 	for i := range n {
-		ix.slots[i] = entry{id: ids[i], time: times[i], files: files[i], project: projs[i], typ: typs[i], live: true}
+		ix.slots[i] = entry{id: ids[i], time: times[i], files: files[i], project: projs[i], typ: typs[i], host: hosts[i], live: true}
 		ix.byID[ids[i]] = uint32(i)
 		if inv[i] != 0 {
 			signCodeQ(quant[i*ix.dim:(i+1)*ix.dim], ix.codes[i*ix.words:(i+1)*ix.words])

@@ -1,5 +1,16 @@
 // Package claudecode connects Claude Code to Mnemo through Claude Code's
-// command hooks.
+// command hooks, and with them every coding agent whose hooks speak a
+// dialect of Claude Code's format: Codex CLI, Gemini CLI, Cursor, VS
+// Code's agent hooks, Copilot CLI, OpenCode (through Mnemo's plugin) and
+// Windsurf (Hosts). mnemo-hook --host HOST reads a payload of any of them
+// (dialect.go) and maps it onto Claude Code's: the host's event names onto
+// the five stages, its session id namespaced by host ("codex:…"), its tool
+// names and inputs onto Claude Code's vocabulary (tools.go), so that the
+// memory agent, search and the eval treat every host alike. A payload
+// that names its event (a tool use id, a generation, a timestamp) gets an
+// event key from its content, so that one event delivered through two
+// hooks (Cursor and VS Code also run the hooks of Claude Code's settings)
+// is stored once. The answer takes each host's shape (answerFor).
 //
 // It has four parts:
 //

@@ -41,9 +41,16 @@ type HookConfig struct {
 	// Home is the Mnemo home directory (rpc.Home()). Empty: nothing is logged
 	// or spooled, and the hook only answers.
 	Home string
+	// Host is the host the hook was installed for (mnemo-hook --host;
+	// ParseArgs), "" for Claude Code. A payload in another host's dialect
+	// is read as that host's (dialect.go).
+	Host string
 	// Event is the event named on the command line, if any. The payload's
 	// hook_event_name wins when the two differ: it is what happened.
 	Event string
+	// ArgsErr is ParseArgs's error: the hook logs it, and still answers
+	// and records what it can.
+	ArgsErr error
 	// Stdin carries the payload; Stdout gets the answer and nothing else.
 	Stdin  io.Reader
 	Stdout io.Writer
@@ -142,11 +149,16 @@ type hook struct {
 	start    time.Time
 	log      *slog.Logger
 	logw     lazyFile
-	event    string
+	host     string // the payload's dialect
+	event    string // the host's name for the event
+	stage    Stage  // the event's stage, once known
 	answered bool
 }
 
 func (h *hook) run(ctx context.Context) {
+	if h.cfg.ArgsErr != nil {
+		h.log.Warn("bad arguments", "err", h.cfg.ArgsErr)
+	}
 	in, ok := h.read(ctx)
 	if !ok {
 		return
@@ -155,20 +167,21 @@ func (h *hook) run(ctx context.Context) {
 	// writes it as it starts the hook, so a wait before it is the
 	// machine's load, not the daemon's.
 	read := time.Now()
-	p, size, err := in.p, in.size, in.err
+	size, err := in.size, in.err
 	if err != nil {
 		h.log.Warn("unreadable hook payload", "event", h.cfg.Event, "bytes", size, "err", err)
 		h.answer(nil)
 		return
 	}
-	h.event = p.HookEventName
-	switch {
-	case h.event == "":
-		h.event = h.cfg.Event
-		p.HookEventName = h.event
-	case h.cfg.Event != "" && h.cfg.Event != h.event:
+	hint := h.cfg.Host
+	if hint == "" {
+		hint = HostClaudeCode
+	}
+	p := in.w.normalize(hint, h.cfg.Event)
+	h.host, h.event = p.Host, p.HookEventName
+	if arg := h.cfg.Event; arg != "" && arg != h.event && !sameStage(h.host, arg, h.event) {
 		h.log.Warn("hook argument and payload name different events; following the payload",
-			"arg", h.cfg.Event, "event", h.event)
+			"arg", arg, "event", h.event, "host", h.host)
 	}
 	if os.Getenv(ObserverEnv) == "1" {
 		// Mnemo's own memory agent is a Claude Code too: its events are
@@ -177,17 +190,26 @@ func (h *hook) run(ctx context.Context) {
 		h.answer(nil)
 		return
 	}
-	stage, ok := StageOf(h.event)
+	stageEvent, ok := stageOf(h.host, h.event)
 	if !ok {
-		h.log.Debug("event not handled", "event", h.event)
+		h.log.Debug("event not handled", "event", h.event, "host", h.host)
 		return
 	}
+	h.stage, _ = StageOf(stageEvent)
+	stage := h.stage
 	log := h.log.With("event", h.event, "session", p.SessionID)
+	if h.host != HostClaudeCode {
+		log = log.With("host", h.host)
+	}
 	if p.ToolName != "" {
 		log = log.With("tool", p.ToolName, "toolUseId", p.ToolUseID)
 	}
 
-	method, params, err := Translate(p, TranslateOptions{EventKey: NewEventKey(), SkipTools: SkipTools(), Log: log})
+	key := p.dedupe
+	if key == "" {
+		key = NewEventKey()
+	}
+	method, params, err := Translate(p, TranslateOptions{EventKey: key, SkipTools: SkipTools(), Log: log})
 	if err != nil {
 		if errors.Is(err, ErrSkippedTool) {
 			log.Debug("not recorded", "reason", err)
@@ -279,31 +301,30 @@ type contextAnswer struct {
 	Context string `json:"context"`
 }
 
-// answer prints the hook's answer once: the context of the stage's answer
-// as additionalContext for the hook's event when there is one, else {}.
+// answer prints the hook's answer once, in the host's shape
+// (answerFor): the stage's context when the host takes it, else the
+// host's empty answer.
 func (h *hook) answer(res *contextAnswer) {
 	if h.answered || h.cfg.Stdout == nil {
 		return
 	}
 	h.answered = true
-	if res == nil || res.Context == "" {
-		// Output{} encoded, without the encoder: most answers are this.
-		if _, err := io.WriteString(h.cfg.Stdout, "{}\n"); err != nil {
-			h.log.Warn("write answer", "err", err)
-		}
+	ctx := ""
+	if res != nil {
+		ctx = res.Context
+	}
+	out := answerFor(h.host, h.event, h.stage.Event, ctx)
+	if len(out) == 0 {
 		return
 	}
-	out := Output{HookSpecificOutput: &HookSpecificOutput{HookEventName: h.event, AdditionalContext: res.Context}}
-	enc := json.NewEncoder(h.cfg.Stdout)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
+	if _, err := h.cfg.Stdout.Write(out); err != nil {
 		h.log.Warn("write answer", "err", err)
 	}
 }
 
 // input is the payload read from stdin, its size, and the read's error.
 type input struct {
-	p    *Payload
+	w    *wire
 	size int64
 	err  error
 }
@@ -324,8 +345,8 @@ func (h *hook) read(ctx context.Context) (input, bool) {
 				// One read gets a payload of up to 64 KB, not the
 				// decoder's growing 512-byte steps.
 				r := bufio.NewReaderSize(&pollReader{fd: int(fd), deadline: wait, ctx: ctx}, 64<<10)
-				p, size, err := readPayload(r)
-				in = input{p, size, err}
+				w, size, err := readPayload(r)
+				in = input{w, size, err}
 			})
 			if cerr == nil {
 				if !errors.Is(in.err, errStdinWait) {
@@ -338,8 +359,8 @@ func (h *hook) read(ctx context.Context) (input, bool) {
 	}
 	done := make(chan input, 1)
 	go func() {
-		p, size, err := readPayload(h.cfg.Stdin)
-		done <- input{p, size, err}
+		w, size, err := readPayload(h.cfg.Stdin)
+		done <- input{w, size, err}
 	}()
 	timer := time.NewTimer(time.Until(wait))
 	defer timer.Stop()
@@ -402,17 +423,17 @@ func (r *pollReader) Read(p []byte) (int, error) {
 	}
 }
 
-// readPayload decodes one JSON object from r, reading at most
-// MaxPayloadBytes. A field of an unexpected type is left empty and the
-// rest is kept: Claude Code may change a field's type, and the hook should
-// record what it can.
-func readPayload(r io.Reader) (*Payload, int64, error) {
+// readPayload decodes one JSON object from r, in any host's dialect,
+// reading at most MaxPayloadBytes. A field of an unexpected type is left
+// empty and the rest is kept: a host may change a field's type, and the
+// hook should record what it can.
+func readPayload(r io.Reader) (*wire, int64, error) {
 	if r == nil {
 		return nil, 0, errors.New("no stdin")
 	}
 	cr := &countReader{r: io.LimitReader(r, MaxPayloadBytes)}
-	var p Payload
-	err := json.NewDecoder(cr).Decode(&p)
+	var w wire
+	err := json.NewDecoder(cr).Decode(&w)
 	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
 		err = nil // one field of an unexpected type; the rest is decoded
 	}
@@ -422,7 +443,7 @@ func readPayload(r io.Reader) (*Payload, int64, error) {
 		}
 		return nil, cr.n, err
 	}
-	return &p, cr.n, nil
+	return &w, cr.n, nil
 }
 
 type countReader struct {

@@ -16,8 +16,8 @@ const (
 	EventSessionEnd         = "SessionEnd"
 )
 
-// Platform is the platform name the hook sends.
-const Platform = "claude-code"
+// Platform is Claude Code's platform name, the one its sessions are stored under.
+const Platform = HostClaudeCode
 
 // The hook's deadlines, start to answer. Claude Code waits for a hook, so
 // every stage has a hard bound; what misses it goes to the spool.
@@ -127,6 +127,16 @@ type Payload struct {
 
 	// SessionEnd: clear, resume, logout, prompt_input_exit or other.
 	Reason string `json:"reason,omitempty"`
+
+	// Host is the host whose dialect the payload came in (dialect.go);
+	// empty means Claude Code's.
+	Host string `json:"-"`
+	// LastUserMessage is the turn's prompt, for a host whose turn end
+	// carries it (Gemini CLI's AfterAgent).
+	LastUserMessage string `json:"-"`
+	// dedupe is the event key of a payload that names its event (see
+	// wire.dedupeKey), else "".
+	dedupe string
 }
 
 // Output is what the hook prints on stdout: one JSON object. SessionStart

@@ -63,13 +63,19 @@ type TranslateOptions struct {
 // for a tool in the skip list, ErrInvalidPayload for a payload without a
 // session_id or (PostToolUse) a tool_name.
 func Translate(p *Payload, o TranslateOptions) (method string, params any, err error) {
-	stage, ok := StageOf(p.HookEventName)
+	host := p.Host
+	if host == "" {
+		host = HostClaudeCode
+	}
+	stageEvent, ok := stageOf(host, p.HookEventName)
 	if !ok {
 		return "", nil, fmt.Errorf("%w: %q", ErrUnhandledEvent, p.HookEventName)
 	}
+	stage, _ := StageOf(stageEvent)
 	if p.SessionID == "" {
 		return "", nil, fmt.Errorf("%w: no session_id", ErrInvalidPayload)
 	}
+	h, _ := HostNamed(host)
 	log := o.Log
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -85,7 +91,8 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 			ContentSessionID: p.SessionID,
 			Cwd:              cwd,
 			Source:           p.Source,
-			Platform:         Platform,
+			Platform:         host,
+			NoContext:        !h.Injects(EventSessionStart),
 			EventKey:         o.EventKey,
 		}, nil
 
@@ -98,7 +105,8 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 			ContentSessionID: p.SessionID,
 			Cwd:              cwd,
 			Prompt:           prompt,
-			Platform:         Platform,
+			Platform:         host,
+			NoRecall:         !h.Injects(EventUserPromptSubmit),
 			EventKey:         o.EventKey,
 		}, nil
 
@@ -128,13 +136,15 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 			ToolInput:        cleanJSON(log, "tool_input", p.ToolInput),
 			ToolResponse:     response,
 			ToolUseID:        p.ToolUseID,
-			Platform:         Platform,
+			Platform:         host,
 			EventKey:         o.EventKey,
 		}, nil
 
 	case EventStop:
-		last := Transcript{LastAssistantMessage: p.LastAssistantMessage}
-		if p.TranscriptPath != "" {
+		last := Transcript{LastUserMessage: p.LastUserMessage, LastAssistantMessage: p.LastAssistantMessage}
+		// Only Claude Code's transcripts are in the format ReadTranscript
+		// reads; other hosts' turn ends carry their messages, if any.
+		if p.TranscriptPath != "" && host == HostClaudeCode {
 			read := o.ReadTranscript
 			if read == nil {
 				read = ReadTranscript

@@ -396,6 +396,15 @@ func (b *bench) rows() []row {
 		} else {
 			rows = append(rows, row{"empty Go program, start to exit (reference)", "—", "", "", h.emptyGo.note})
 		}
+		for _, hr := range h.hosts {
+			over := ""
+			if goP50 := h.emptyGo.times.p50(); goP50 > 0 && len(hr.times) > 0 {
+				over = fmt.Sprintf("; %.2f× the empty Go program, %.2f× Claude Code's PostToolUse", float64(hr.times.p50())/float64(goP50), float64(hr.times.p50())/float64(h.postToolUse.times.p50()))
+			}
+			rows = append(rows, row{fmt.Sprintf("hook, %s's tool event (mnemo-hook --host %s)", hr.name, hr.name), p50p99(hr.times), "p50 ≤ 5 ms, p99 ≤ 20 ms",
+				verdict(len(hr.times) > 0 && hr.times.p50() <= 5*time.Millisecond && hr.times.p99() <= 20*time.Millisecond),
+				fmt.Sprintf("%d runs, same loop and daemon, %s in its dialect%s%s", len(hr.times), hr.note, over, fails(hr))})
+		}
 		if len(h.baseline.times) > 0 {
 			rows = append(rows, row{"hook PostToolUse, -baseline-hook build (reference)", p50p99(h.baseline.times), "", "",
 				fmt.Sprintf("%d runs, same loop and daemon; this build's p50 is %.2f× it%s", len(h.baseline.times), float64(h.postToolUse.times.p50())/float64(h.baseline.times.p50()), fails(h.baseline))})

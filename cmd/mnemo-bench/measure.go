@@ -111,6 +111,7 @@ type hookResults struct {
 	postToolUse, sessionStart, binTrue, node, floor processResult
 	emptyGo                                         processResult // an empty Go program (buildEmptyGo)
 	baseline                                        processResult // PostToolUse with -baseline-hook
+	hosts                                           []processResult // a tool event of each other host, its dialect (hostEvents)
 	undelivered                                     int
 	contextBytes                                    int
 	rss                                             rss // the daemon's, after the hooks
@@ -181,6 +182,12 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 		}
 		pr.times = append(pr.times, took)
 	}
+	events := hostEvents(projectDir)
+	res.hosts = make([]processResult, len(events))
+	for i, he := range events {
+		res.hosts[i].name = he.host
+		res.hosts[i].note = he.what
+	}
 	var ctxBytes []int
 	checkSS := func(out []byte) bool {
 		var o struct {
@@ -209,6 +216,9 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 		if emptyGo != "" {
 			steps = append(steps, 6)
 		}
+		for i := range events {
+			steps = append(steps, 100+i)
+		}
 		r.Shuffle(len(steps), func(a, b int) { steps[a], steps[b] = steps[b], steps[a] })
 		for _, s := range steps {
 			switch s {
@@ -232,6 +242,10 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 				ptuRuns++
 			case 6:
 				run(&res.emptyGo, []string{emptyGo}, payload, nil, record)
+			default:
+				he := events[s-100]
+				run(&res.hosts[s-100], []string{hook, "--host", he.host, he.event}, he.payload(round), func(out []byte) bool { return string(out) == he.answer }, record)
+				ptuRuns++
 			}
 		}
 		if ctx.Err() != nil {
@@ -728,4 +742,56 @@ func modelHeap(models string) (float64, error) {
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(m)
 	return float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / (1 << 20), nil
+}
+
+// A hostEvent is one tool event in another host's dialect, for the hook
+// rows per host: what mnemo-hook --host HOST EVENT is given, and the
+// answer it must print.
+type hostEvent struct {
+	host, event, what, answer string
+	payload                   func(round int) []byte
+}
+
+// hostEvents are a shell command or a file edit in each host's own
+// payload, as their documentation (and, for Codex and Gemini CLI, their
+// recorded hooks) show them, each round a new tool run.
+func hostEvents(dir string) []hostEvent {
+	file := dir + "/internal/bench/rate.go"
+	id := func(host string, round int) string { return fmt.Sprintf("bench-%s-%05d", host, round) }
+	return []hostEvent{
+		{host: "codex", event: "PostToolUse", what: "shell command", answer: "{}\n", payload: func(i int) []byte {
+			return mustJSON(map[string]any{"session_id": "bench-codex", "turn_id": "t1", "cwd": dir, "hook_event_name": "PostToolUse", "model": "gpt-5",
+				"tool_name": "shell", "tool_use_id": id("codex", i), "tool_input": map[string]any{"command": []string{"bash", "-lc", "go test ./internal/bench/"}},
+				"tool_response": "FAIL\tinternal/bench [build failed]\nrate.go:12: undefined: discount"})
+		}},
+		{host: "gemini", event: "AfterTool", what: "replace", answer: "{}\n", payload: func(i int) []byte {
+			return mustJSON(map[string]any{"session_id": "bench-gemini", "cwd": dir, "hook_event_name": "AfterTool", "timestamp": id("gemini", i),
+				"tool_name": "replace", "tool_input": map[string]any{"file_path": file, "old_string": "total - discount", "new_string": "total * (1 - rate)"},
+				"tool_response": map[string]any{"llmContent": "Successfully modified file: " + file + " (1 replacements).", "returnDisplay": "rate.go"}})
+		}},
+		{host: "cursor", event: "postToolUse", what: "Shell", answer: "{}\n", payload: func(i int) []byte {
+			return mustJSON(map[string]any{"conversation_id": "bench-cursor", "generation_id": id("cursor", i), "hook_event_name": "postToolUse",
+				"workspace_roots": []string{dir}, "cursor_version": "2.4.0", "tool_name": "Shell", "tool_use_id": id("cursor", i),
+				"tool_input": map[string]any{"command": "go vet ./..."}, "tool_output": "internal/bench/rate.go:12:2: unreachable code"})
+		}},
+		{host: "vscode", event: "PostToolUse", what: "runTerminalCommand", answer: "{}\n", payload: func(i int) []byte {
+			return mustJSON(map[string]any{"timestamp": "2026-11-25T10:30:00.000Z", "cwd": dir, "sessionId": "bench-vscode", "hookEventName": "PostToolUse",
+				"tool_name": "runTerminalCommand", "tool_use_id": id("vscode", i), "tool_input": map[string]any{"command": "npm test"},
+				"tool_response": "1 failing: rate rounds half-even"})
+		}},
+		{host: "copilot", event: "postToolUse", what: "edit, camelCase", answer: "{}\n", payload: func(i int) []byte {
+			return mustJSON(map[string]any{"sessionId": "bench-copilot", "timestamp": 1764066600000 + i, "cwd": dir, "toolName": "edit",
+				"toolArgs": map[string]any{"path": file, "old_str": "total - discount", "new_str": "total * (1 - rate)"},
+				"toolResult": map[string]any{"resultType": "success", "textResultForLlm": "File edited."}})
+		}},
+		{host: "opencode", event: "PostToolUse", what: "bash, through the plugin", answer: "{}\n", payload: func(i int) []byte {
+			return mustJSON(map[string]any{"session_id": "bench-opencode", "cwd": dir, "hook_event_name": "PostToolUse", "tool_name": "bash", "tool_use_id": id("opencode", i),
+				"tool_input": map[string]any{"command": "go build ./...", "description": "build"},
+				"tool_response": map[string]any{"title": "go build ./...", "output": "ok", "metadata": map[string]any{"exit": 0}}})
+		}},
+		{host: "windsurf", event: "post_write_code", what: "post_write_code", answer: "", payload: func(i int) []byte {
+			return mustJSON(map[string]any{"agent_action_name": "post_write_code", "trajectory_id": "bench-windsurf", "execution_id": id("windsurf", i), "timestamp": "2026-11-25T10:30:00Z",
+				"tool_info": map[string]any{"file_path": file, "edits": []any{map[string]any{"old_string": "total - discount", "new_string": "total * (1 - rate)"}}}})
+		}},
+	}
 }

@@ -1,6 +1,7 @@
-// Command mnemo-hook is Mnemo's Claude Code hook: `mnemo-hook [EVENT]`
-// reads the hook payload on stdin, hands it to the daemon and prints the
-// answer. It always exits 0; see claudecode.RunHook.
+// Command mnemo-hook is Mnemo's hook for Claude Code and every other
+// coding agent: `mnemo-hook [--host HOST] [EVENT]` reads the hook payload
+// on stdin, hands it to the daemon and prints the answer in the host's
+// shape. It always exits 0; see claudecode.RunHook.
 package main
 
 import (
@@ -17,9 +18,7 @@ import (
 // the two differ.
 func main() {
 	cfg := claudecode.HookConfig{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now}
-	if len(os.Args) > 1 {
-		cfg.Event = os.Args[1]
-	}
+	cfg.Host, cfg.Event, cfg.ArgsErr = claudecode.ParseArgs(os.Args[1:])
 	if home, err := rpc.Home(); err == nil {
 		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return claudecode.DaemonCommand(home) }
 	}

@@ -55,6 +55,7 @@ func searchCommand() *cli.Command {
 			jsonFlag,
 			&cli.StringFlag{Name: "project", Usage: "only this project"},
 			&cli.StringFlag{Name: "type", Usage: "only these types (comma-separated)"},
+			&cli.StringFlag{Name: "host", Usage: "only what was made in this agent's sessions (claude-code, codex, gemini, cursor, vscode, copilot, opencode, windsurf)"},
 			&cli.StringFlag{Name: "file", Usage: "only observations touching a file containing one of these (comma-separated)"},
 			&cli.TimestampFlag{Name: "since", Layout: time.RFC3339, Usage: "only from this time"},
 			&cli.TimestampFlag{Name: "until", Layout: time.RFC3339, Usage: "only up to this time"},
@@ -65,7 +66,7 @@ func searchCommand() *cli.Command {
 			p := memory.SearchParams{
 				Query: strings.Join(c.Args().Slice(), " "), Project: c.String("project"),
 				Types: splitList(c.String("type")), Files: splitList(c.String("file")), Limit: c.Int("limit"),
-				Mode: c.String("mode"),
+				Host: c.String("host"), Mode: c.String("mode"),
 			}
 			if t := c.Timestamp("since"); t != nil {
 				p.Since = *t

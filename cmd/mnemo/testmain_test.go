@@ -36,9 +36,7 @@ func TestMain(m *testing.M) {
 // two alike.
 func hookMain() {
 	cfg := claudecode.HookConfig{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now}
-	if len(os.Args) > 1 {
-		cfg.Event = os.Args[1]
-	}
+	cfg.Host, cfg.Event, cfg.ArgsErr = claudecode.ParseArgs(os.Args[1:])
 	if home, err := rpc.Home(); err == nil {
 		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return claudecode.DaemonCommand(home) }
 	}

@@ -46,7 +46,7 @@ func DocOf(o *memory.Observation) vector.Doc {
 			b.WriteByte('\n')
 		}
 	}
-	return vector.Doc{ID: o.ID, Project: o.Project, Type: o.Type, Files: o.Files(), Time: o.Time, Title: o.Title, Text: b.String(), Evidence: o.Evidence}
+	return vector.Doc{ID: o.ID, Project: o.Project, Type: o.Type, Host: o.Host, Files: o.Files(), Time: o.Time, Title: o.Title, Text: b.String(), Evidence: o.Evidence}
 }
 
 // indexState is the progress of (re-)embedding at start.
@@ -74,7 +74,14 @@ func (m *Memory) loadIndex(ctx context.Context) error {
 			return err
 		}
 		dim := m.index.Embedder().Dim()
+		var hosts map[uint64]string // by session, for records older than Observation.Host
 		add := func(o *memory.Observation, vector []byte) {
+			if o.Host == "" {
+				if hosts == nil {
+					hosts = sessionPlatforms(txn)
+				}
+				o.Host = hosts[o.SessionID]
+			}
 			d := DocOf(o)
 			if reuse && vector != nil {
 				// A vector that does not decode is embedded again.
@@ -279,7 +286,7 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 	if err != nil {
 		return memory.SearchResult{}, &memory.FieldError{Field: "mode", Reason: err.Error()}
 	}
-	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Files: p.Files, Since: p.Since, Limit: limit, Mode: mode}
+	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Host: p.Host, Files: p.Files, Since: p.Since, Limit: limit, Mode: mode}
 	if !p.Until.IsZero() {
 		q.Until = p.Until.Add(time.Nanosecond) // our until is inclusive
 	}
@@ -340,4 +347,19 @@ func (m *Memory) Reindex(ctx context.Context) (int, error) {
 	m.indexing.pending.Store(int64(len(docs)))
 	m.bg.Go(func() { m.embedMissing(m.bgCtx, docs) })
 	return len(docs), nil
+}
+
+// sessionPlatforms maps every session to its platform, for observations
+// stored before they carried their host. A session that does not decode
+// is left out.
+func sessionPlatforms(txn *badger.Txn) map[uint64]string {
+	out := map[uint64]string{}
+	_ = scan(txn, pSession, false, func(item *badger.Item) error {
+		var s memory.Session
+		if item.Value(func(b []byte) error { return unmarshalValue(b, &s) }) == nil {
+			out[s.ID] = s.Platform
+		}
+		return nil
+	})
+	return out
 }

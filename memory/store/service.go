@@ -228,9 +228,27 @@ func (m *Memory) SessionStart(ctx context.Context, p memory.SessionStartParams) 
 		return memory.ContextResult{}, err
 	}
 	project := m.project(p.Project, p.Cwd)
-	sess, err := m.store.ensureSession(ctx, p.ContentSessionID, project, p.Cwd, p.Platform, m.now(), nil)
+	var replay bool
+	var seen func(*badger.Txn, *memory.Session) error
+	if p.EventKey != "" {
+		// The same start delivered twice (a host that runs both its own
+		// hooks and Claude Code's) opens the session once and gives its
+		// context once.
+		seen = func(txn *badger.Txn, s *memory.Session) error {
+			var first memory.ContextResult
+			var err error
+			if replay, err = seenEvent(txn, p.EventKey, &first); err != nil || replay {
+				return err
+			}
+			return rememberEvent(txn, p.EventKey, memory.ContextResult{SessionID: s.ID, Project: s.Project})
+		}
+	}
+	sess, err := m.store.ensureSession(ctx, p.ContentSessionID, project, p.Cwd, p.Platform, m.now(), seen)
 	if err != nil {
 		return memory.ContextResult{}, fmt.Errorf("session start: %w", err)
+	}
+	if replay || p.NoContext {
+		return memory.ContextResult{SessionID: sess.ID, Project: sess.Project, ObservationIDs: []uint64{}}, nil
 	}
 	res, err := m.buildContext(ctx, sess.Project, p.Cwd, sess.ContentSessionID, p.Source)
 	res.SessionID = sess.ID
@@ -253,7 +271,7 @@ func (m *Memory) UserPromptSubmit(ctx context.Context, p memory.UserPromptParams
 	// The recall's search runs while the prompt is written: one waits for
 	// the embedder, the other for the disk.
 	var found <-chan promptHits
-	if !private && !m.opts.NoPromptRecall && strings.TrimSpace(text) != "" {
+	if !private && !m.opts.NoPromptRecall && !p.NoRecall && strings.TrimSpace(text) != "" {
 		found = m.searchPrompt(ctx, p.ContentSessionID, p.Cwd, text)
 	}
 	var (

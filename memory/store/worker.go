@@ -242,7 +242,7 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 		}
 		o.ID, o.Hash = id, ""
 		o.SessionID, o.ContentSessionID, o.MemorySessionID = sess.ID, sess.ContentSessionID, out.MemorySessionID
-		o.PromptNumber, o.Project = ev.PromptNumber, sess.Project
+		o.PromptNumber, o.Project, o.Host = ev.PromptNumber, sess.Project, sess.Platform
 		if o.Source == "" {
 			o.Source = cmp.Or(ev.Source, memory.SourceAgent)
 		}

@@ -1,0 +1,214 @@
+package claudecode
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The hosts: the coding agents whose hooks mnemo-hook reads. Claude
+// Code's hook format has become the common one; every other host speaks a
+// dialect of it (dialect.go), which the hook maps onto Claude Code's
+// payload before anything else sees it.
+const (
+	HostClaudeCode = "claude-code" // Claude Code: settings.json hooks, the reference dialect
+	HostCodex      = "codex"       // OpenAI Codex CLI: hooks.json, Claude's event names
+	HostGemini     = "gemini"      // Gemini CLI (and Antigravity): settings.json hooks, its own event names
+	HostCursor     = "cursor"      // Cursor: hooks.json (version 1), camelCase events, conversation_id
+	HostVSCode     = "vscode"      // VS Code agent hooks: .github/hooks/*.json, sessionId and hookEventName
+	HostCopilot    = "copilot"     // GitHub Copilot CLI: camelCase or "VS Code compatible" PascalCase
+	HostOpenCode   = "opencode"    // OpenCode: Mnemo's plugin speaks Claude's format with OpenCode's tools
+	HostWindsurf   = "windsurf"    // Windsurf Cascade hooks: snake_case actions, trajectory_id
+)
+
+// A Host is what Mnemo knows of one coding agent's hooks.
+type Host struct {
+	// Name is the host's name on the command line (mnemo-hook --host,
+	// mnemo install) and the platform its sessions are stored under.
+	Name string
+	// Title is its name for people.
+	Title string
+	// Events maps the host's own event names, those its configuration
+	// lists, onto the stage events of Stages.
+	Events map[string]string
+	// Inject lists the stage events whose context the host takes from a
+	// hook's answer; a host that takes none gets its project's context
+	// through a rules file (rules.go) instead.
+	Inject []string
+}
+
+// Hosts lists every host Mnemo hooks into, Claude Code first.
+var Hosts = []Host{
+	{
+		Name: HostClaudeCode, Title: "Claude Code",
+		Events: stageNames(EventSessionStart, EventUserPromptSubmit, EventPostToolUse, EventPostToolUseFailure, EventStop, EventSessionEnd),
+		Inject: []string{EventSessionStart, EventUserPromptSubmit},
+	},
+	{
+		// Codex CLI has no SessionEnd: a session's last Stop ends its
+		// last turn, and the daemon closes idle sessions.
+		Name: HostCodex, Title: "Codex CLI",
+		Events: stageNames(EventSessionStart, EventUserPromptSubmit, EventPostToolUse, EventStop),
+		Inject: []string{EventSessionStart, EventUserPromptSubmit},
+	},
+	{
+		// BeforeAgent's additionalContext is appended to that turn's
+		// prompt; SessionEnd is not awaited.
+		Name: HostGemini, Title: "Gemini CLI",
+		Events: map[string]string{
+			"SessionStart": EventSessionStart, "BeforeAgent": EventUserPromptSubmit,
+			"AfterTool": EventPostToolUse, "AfterAgent": EventStop, "SessionEnd": EventSessionEnd,
+		},
+		Inject: []string{EventSessionStart, EventUserPromptSubmit},
+	},
+	{
+		// Cursor's postToolUse covers every tool in current builds; older
+		// builds only have the per-kind events, which the hook maps too
+		// (and de-duplicates when both fire). beforeSubmitPrompt cannot
+		// inject; some builds refuse sessionStart, hence the rules file.
+		Name: HostCursor, Title: "Cursor",
+		Events: map[string]string{
+			"sessionStart": EventSessionStart, "beforeSubmitPrompt": EventUserPromptSubmit,
+			"postToolUse": EventPostToolUse, "postToolUseFailure": EventPostToolUseFailure,
+			"afterShellExecution": EventPostToolUse, "afterFileEdit": EventPostToolUse, "afterMCPExecution": EventPostToolUse,
+			"stop": EventStop, "sessionEnd": EventSessionEnd,
+		},
+		Inject: []string{EventSessionStart},
+	},
+	{
+		// VS Code's agent hooks have no SessionEnd, and UserPromptSubmit
+		// cannot inject.
+		Name: HostVSCode, Title: "VS Code agent hooks",
+		Events: stageNames(EventSessionStart, EventUserPromptSubmit, EventPostToolUse, EventStop),
+		Inject: []string{EventSessionStart},
+	},
+	{
+		// Copilot CLI processes neither sessionStart's nor
+		// userPromptSubmitted's output: its context goes through
+		// .github/copilot-instructions.md.
+		Name: HostCopilot, Title: "GitHub Copilot CLI",
+		Events: map[string]string{
+			"sessionStart": EventSessionStart, "userPromptSubmitted": EventUserPromptSubmit,
+			"postToolUse": EventPostToolUse, "postToolUseFailure": EventPostToolUseFailure,
+			"agentStop": EventStop, "sessionEnd": EventSessionEnd,
+			// The "VS Code compatible" dialect, chosen by PascalCase names.
+			"SessionStart": EventSessionStart, "UserPromptSubmit": EventUserPromptSubmit,
+			"PostToolUse": EventPostToolUse, "PostToolUseFailure": EventPostToolUseFailure,
+			"Stop": EventStop, "SessionEnd": EventSessionEnd,
+		},
+	},
+	{
+		Name: HostOpenCode, Title: "OpenCode",
+		Events: stageNames(EventSessionStart, EventUserPromptSubmit, EventPostToolUse, EventStop, EventSessionEnd),
+		Inject: []string{EventSessionStart, EventUserPromptSubmit},
+	},
+	{
+		// Cascade has no session events and injects nothing.
+		Name: HostWindsurf, Title: "Windsurf",
+		Events: map[string]string{
+			"pre_user_prompt": EventUserPromptSubmit,
+			"post_read_code":  EventPostToolUse, "post_write_code": EventPostToolUse,
+			"post_run_command": EventPostToolUse, "post_mcp_tool_use": EventPostToolUse,
+			"post_cascade_response": EventStop,
+		},
+	},
+}
+
+func stageNames(events ...string) map[string]string {
+	m := make(map[string]string, len(events))
+	for _, e := range events {
+		m[e] = e
+	}
+	return m
+}
+
+// HostNamed returns the host of a name, and false for a name Mnemo does
+// not know.
+func HostNamed(name string) (Host, bool) {
+	i := slices.IndexFunc(Hosts, func(h Host) bool { return h.Name == name })
+	if i < 0 {
+		return Host{}, false
+	}
+	return Hosts[i], true
+}
+
+// HostNames lists the hosts' names, for messages.
+func HostNames() string {
+	names := make([]string, len(Hosts))
+	for i, h := range Hosts {
+		names[i] = h.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Stage returns the stage event of one of the host's events, and false
+// for an event Mnemo does not hook.
+func (h Host) Stage(event string) (string, bool) {
+	s, ok := h.Events[event]
+	return s, ok
+}
+
+// Injects reports whether the host takes context from the answer of a
+// stage event.
+func (h Host) Injects(stage string) bool { return slices.Contains(h.Inject, stage) }
+
+// ParseArgs reads mnemo-hook's arguments: `[--host HOST] [EVENT]` (also
+// --host=HOST). The host defaults to Claude Code's.
+func ParseArgs(args []string) (host, event string, err error) {
+	host = HostClaudeCode
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--host" || a == "-host":
+			if i+1 >= len(args) {
+				return host, event, fmt.Errorf("--host needs a value: one of %s", HostNames())
+			}
+			i++
+			host = args[i]
+		case strings.HasPrefix(a, "--host="):
+			host = strings.TrimPrefix(a, "--host=")
+		case strings.HasPrefix(a, "-"):
+			return host, event, fmt.Errorf("unknown flag %q: usage: mnemo-hook [--host HOST] [EVENT]", a)
+		case event == "":
+			event = a
+		default:
+			return host, event, fmt.Errorf("unexpected argument %q: usage: mnemo-hook [--host HOST] [EVENT]", a)
+		}
+	}
+	if _, ok := HostNamed(host); !ok {
+		return HostClaudeCode, event, fmt.Errorf("unknown host %q: one of %s", host, HostNames())
+	}
+	return host, event, nil
+}
+
+// answerFor is the hook's answer on stdout to a host's event (its own name
+// for it, and the stage it maps onto), with the context the daemon gave,
+// if any: the context where the host takes it, in its shape (Cursor's
+// additional_context, everyone else's hookSpecificOutput), else the
+// host's empty answer: {} (Cursor's prompt stage {"continue":true}), and
+// nothing at all for Windsurf, which reads no answer.
+func answerFor(host, event, stage, context string) []byte {
+	if host == "" {
+		host = HostClaudeCode
+	}
+	if host == HostWindsurf {
+		return nil
+	}
+	h, _ := HostNamed(host)
+	if context != "" && h.Injects(stage) {
+		var out any = Output{HookSpecificOutput: &HookSpecificOutput{HookEventName: event, AdditionalContext: context}}
+		if host == HostCursor {
+			out = struct {
+				AdditionalContext string `json:"additional_context"`
+			}{context}
+		}
+		if b, err := marshalJSON(out); err == nil {
+			return append(b, '\n')
+		}
+	}
+	if host == HostCursor && stage == EventUserPromptSubmit {
+		return []byte("{\"continue\":true}\n")
+	}
+	// Output{} encoded, without the encoder: most answers are this.
+	return []byte("{}\n")
+}
