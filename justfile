@@ -33,11 +33,13 @@ test: build model
     go test -race -count=1 ./...
     just test-node
 
-# The clients no one here wrote: vscode-jsonrpc, the MCP TypeScript SDK, and the VS Code extension's lint, compile and tests.
+# The clients no one here wrote: vscode-jsonrpc, the MCP TypeScript SDK, and the VS Code extension's lint, compile and tests;
+# and the OpenCode plugin's tests (node's test runner, a recorder in place of mnemo-hook).
 test-node: build
     cd rpc/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
     cd adapters/claudecode/mcp/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
     cd adapters/vscode/extension && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
+    cd adapters/opencode/plugin && node --test
 
 # Retrieval quality: recall@1/5/10 and MRR of keyword, vector and hybrid search against grep,
 # on raw hook events replayed through the five stages (the dev split, tuned on, and the
