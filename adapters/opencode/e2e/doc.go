@@ -22,6 +22,10 @@
 // first two with the switches off; TestOpenCodeOffline that none is left
 // with them on.
 //
+// TestPluginPayloadsMatchTestdata runs the plugin with a recorder as
+// mnemo-hook and checks the fields of what it hands the hook against
+// ../testdata/payloads/ (MNEMO_OPENCODE_UPDATE_PAYLOADS=1 rewrites them).
+//
 // Environment: MNEMO_OPENCODE_CACHE (setup.sh's folder; run.sh sets it),
 // MNEMO_OPENCODE_BIN (the opencode binary; run.sh sets it), MNEMO_BIN and
 // MNEMO_HOOK_BIN (default <repo>/bin/mnemo and <repo>/bin/mnemo-hook; the
