@@ -225,21 +225,27 @@ test("the context is awaited at most contextWaitMs; a late answer serves the nex
 });
 
 test("a hook that outlives killAfterMs is killed", async (t) => {
-  const w = world(t, { REC_SLEEP_PostToolUse: "10000" });
-  const hooks = await load(w, { killAfterMs: 300 });
+  const w = world(t);
+  // A hook that starts at once (sh, not node) and would run for 30 s.
+  const hook = path.join(w.dir, "slow-hook");
+  const pidFile = path.join(w.dir, "pid");
+  fs.writeFileSync(hook, `#!/bin/sh\necho $$ > ${JSON.stringify(pidFile)}.tmp && mv ${JSON.stringify(pidFile)}.tmp ${JSON.stringify(pidFile)}\nexec sleep 30\n`, { mode: 0o755 });
+  const hooks = await load(w, { hookBin: hook, killAfterMs: 1500 });
   await hooks["tool.execute.after"]({ tool: "read", sessionID: "ses_i", callID: "c", args: { filePath: "/work/proj/a" } }, { title: "a", output: "", metadata: {} });
-  const [run] = await w.waitFor("PostToolUse");
+  for (let i = 0; i < 250 && !fs.existsSync(pidFile); i++) await sleep(20);
+  const pid = Number(fs.readFileSync(pidFile, "utf8"));
   const alive = () => {
     try {
-      process.kill(run.pid, 0);
+      process.kill(pid, 0);
       return true;
     } catch {
       return false;
     }
   };
-  for (let i = 0; i < 100 && alive(); i++) await sleep(20);
+  const began = Date.now();
+  for (let i = 0; i < 250 && alive(); i++) await sleep(20);
   assert.equal(alive(), false, "the hook was not killed");
-  assert.equal(run.done(), false);
+  assert.ok(Date.now() - began < 4000);
 });
 
 test("subagent sessions: their tools go to the parent session; no SessionStart, Stop or context of their own", async (t) => {

@@ -2,6 +2,7 @@
 // A stand-in for mnemo-hook in the plugin's tests. It saves its arguments,
 // its stdin and the times it started and finished in $REC_DIR, waits
 // $REC_SLEEP_<EVENT> milliseconds, then prints $REC_ANSWER_<EVENT> (else {}).
+// Each file appears whole (written aside, then renamed): the tests poll.
 import fs from "node:fs";
 import path from "node:path";
 
@@ -12,9 +13,14 @@ const chunks = [];
 process.stdin.on("data", (b) => chunks.push(b));
 process.stdin.on("end", () => {
   const rec = { args: process.argv.slice(2), pid: process.pid, started, stdin: Buffer.concat(chunks).toString("utf8") };
-  fs.writeFileSync(`${base}.json`, JSON.stringify(rec));
+  put(`${base}.json`, JSON.stringify(rec));
   setTimeout(() => {
-    fs.writeFileSync(`${base}.done`, String(Date.now()));
+    put(`${base}.done`, String(Date.now()));
     process.stdout.write(process.env[`REC_ANSWER_${event}`] || "{}");
   }, Number(process.env[`REC_SLEEP_${event}`] || 0));
 });
+
+function put(file, data) {
+  fs.writeFileSync(`${file}.tmp`, data);
+  fs.renameSync(`${file}.tmp`, file);
+}
