@@ -57,14 +57,19 @@ vsix: build
     MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/vsix.sh
 
 # End-to-end, offline, in loopback-only network namespaces: the real Claude Code CLI with
-# Mnemo's hooks and MCP server, the claude memory agent on the real CLI, the VS Code
-# extension in a real VS Code (code-server 4.100.3 opened by headless Chromium), then the
-# real OpenCode CLI (1.18.33) with Mnemo's plugin.
+# Mnemo's hooks and MCP server, the claude memory agent on the real CLI, the real Gemini CLI
+# with Mnemo's hooks, the VS Code extension in a real VS Code (code-server 4.100.3 opened by
+# headless Chromium), then the real OpenCode CLI (1.18.33) with Mnemo's plugin.
 e2e: build
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/claudecode/e2e/run.sh
+    MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/gemini/e2e/run.sh
     memory/observer/e2e.sh
     MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/run.sh
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/opencode/e2e/run.sh
+
+# Only the Gemini CLI end-to-end tests.
+e2e-gemini: build
+    MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/gemini/e2e/run.sh
 
 # Only the VS Code end-to-end test.
 e2e-vscode: build

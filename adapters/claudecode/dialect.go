@@ -137,9 +137,14 @@ func (w *wire) normalize(hint, argEvent string) *Payload {
 		w.windsurf(p)
 	case HostGemini:
 		if p.HookEventName == "AfterAgent" {
-			// AfterAgent carries the turn's prompt and answer.
+			// AfterAgent carries the turn's prompt, and every text the
+			// model wrote in the turn joined by " \n": the answer is the
+			// last.
 			p.LastUserMessage = w.Prompt
 			p.Prompt = ""
+			if i := strings.LastIndex(p.LastAssistantMessage, " \n"); i >= 0 && strings.TrimSpace(p.LastAssistantMessage[i:]) != "" {
+				p.LastAssistantMessage = strings.TrimSpace(p.LastAssistantMessage[i:])
+			}
 		}
 	}
 	normalizeTool(host, p)

@@ -52,8 +52,10 @@ var Hosts = []Host{
 		Inject: []string{EventSessionStart, EventUserPromptSubmit},
 	},
 	{
-		// BeforeAgent's additionalContext is appended to that turn's
-		// prompt; SessionEnd is not awaited.
+		// BeforeAgent's additionalContext goes in front of that turn's
+		// prompt, in a <hook_context> element with its < and > escaped
+		// (privacy strips it from the prompt hooks then see); SessionEnd
+		// is awaited, at least in -p mode.
 		Name: HostGemini, Title: "Gemini CLI",
 		Events: map[string]string{
 			"SessionStart": EventSessionStart, "BeforeAgent": EventUserPromptSubmit,

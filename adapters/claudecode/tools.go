@@ -2,8 +2,14 @@ package claudecode
 
 import (
 	"encoding/json"
+	"regexp"
+	"strconv"
 	"strings"
 )
+
+// exitCodeLine is the line of Gemini CLI's shell output that gives the
+// command's exit status.
+var exitCodeLine = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`)
 
 // toolNames maps every host's tool names onto Claude Code's, the one
 // vocabulary the memory agent, search and the eval know: a shell command is
@@ -224,9 +230,19 @@ func canonicalResponse(name string, raw json.RawMessage) json.RawMessage {
 	)
 	switch {
 	case len(r.LLMContent) > 0:
-		text = blockText(r.LLMContent)
+		// Gemini CLI's: the text the model was given, in an
+		// <untrusted_context> element, a command's status on lines of
+		// its own ("Exit Code: 1"); a failed command has no error field.
+		text = strings.TrimSpace(blockText(r.LLMContent))
+		text = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(text, "<untrusted_context>"), "</untrusted_context>"))
 		if e := errorText(r.Error); e != "" {
 			text, isError = strings.TrimSpace(text+"\n"+e), true
+		}
+		if exit == nil {
+			if m := exitCodeLine.FindStringSubmatch(text); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				exit = &n
+			}
 		}
 	case r.TextResult != nil || r.TextResultSnake != nil:
 		if r.TextResult != nil {

@@ -4,8 +4,8 @@
 //
 //   - Strip removes the tags that mark text as private or as Mnemo's own
 //     injected context, with their content: <private>, <mnemo-context>,
-//     <system-reminder>, <system_instruction>, <system-instruction> and
-//     <persisted-output>.
+//     <system-reminder>, <system_instruction>, <system-instruction>,
+//     <persisted-output> and Gemini CLI's <hook_context>.
 //   - Redact replaces values that look like keys, tokens, passwords and
 //     private keys with a [REDACTED:<kind>] marker.
 //   - Clean does both, in that order; it is what storage applies to every

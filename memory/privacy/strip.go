@@ -9,7 +9,9 @@ import (
 // tagNames are the tags Strip removes with their content, in lower case.
 // <mnemo-context> is the anti-recursion tag: Mnemo wraps what it writes
 // into CLAUDE.md and injected context in it, so it is never re-ingested;
-// <system-reminder> carries CLAUDE.md contents into the transcript.
+// <system-reminder> carries CLAUDE.md contents into the transcript;
+// <hook_context> is how Gemini CLI puts a hook's context (Mnemo's among
+// them, its < and > escaped) in front of the prompt that hooks then see.
 var tagNames = [...]string{
 	"private",
 	"mnemo-context",
@@ -17,11 +19,13 @@ var tagNames = [...]string{
 	"system_instruction",
 	"system-instruction",
 	"persisted-output",
+	"hook_context",
 }
 
 // Strip removes the private tags and their content from s and reports how
 // many it removed: <private>, <mnemo-context>, <system-reminder>,
-// <system_instruction>, <system-instruction> and <persisted-output>.
+// <system_instruction>, <system-instruction>, <persisted-output> and
+// <hook_context>.
 //
 // Tag names match without regard to ASCII case, and the opening tag may
 // carry attributes (<system-reminder origin="x">). The rules:
@@ -384,7 +388,7 @@ func indexAngle(s string) int {
 // nameStart reports whether c can begin one of tagNames.
 func nameStart(c byte) bool {
 	switch lower(c) {
-	case 'p', 'm', 's':
+	case 'p', 'm', 's', 'h':
 		return true
 	}
 	return false

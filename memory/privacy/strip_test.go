@@ -19,6 +19,7 @@ var tagNames = []string{
 	"system_instruction",
 	"system-instruction",
 	"persisted-output",
+	"hook_context",
 }
 
 func TestStrip(t *testing.T) {

@@ -1,0 +1,16 @@
+package claudecode
+
+import "bytes"
+
+// DecodeHostPayload reads a payload as mnemo-hook --host host event does,
+// for the tests of the dialects.
+func DecodeHostPayload(raw []byte, host, event string) (*Payload, error) {
+	w, _, err := readPayload(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	return w.normalize(host, event), nil
+}
+
+// AnswerFor is answerFor, for the tests of the hosts' answers.
+var AnswerFor = answerFor

@@ -1,0 +1,128 @@
+package claudecode_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/memory"
+)
+
+// translateRecorded reads a payload recorded from a real host's hook
+// (adapters/<host>/testdata/payloads) and translates it as the hook does.
+func translateRecorded(t *testing.T, host, file string) (string, any) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", host, "testdata", "payloads", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := claudecode.DecodeHostPayload(raw, host, "")
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if p.Host != host {
+		t.Errorf("%s: read as %q's dialect, want %q", file, p.Host, host)
+	}
+	method, params, err := claudecode.Translate(p, claudecode.TranslateOptions{EventKey: "k"})
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	return method, params
+}
+
+// The real Gemini CLI's payloads (recorded by adapters/gemini/e2e) map
+// onto the five stages with Claude Code's tools, the Gemini session's id
+// namespaced; a failed command is a failure although Gemini gives no
+// error; the context Gemini put in front of a prompt is not stored; the
+// turn's answer is its last text.
+func TestRecordedGeminiPayloads(t *testing.T) {
+	const sid = "gemini:f49f1620-b638-48ea-962b-3f72865a82e0"
+	tool := func(file string) *memory.ToolUseParams {
+		t.Helper()
+		method, params := translateRecorded(t, claudecode.HostGemini, file)
+		p, ok := params.(*memory.ToolUseParams)
+		if method != memory.MethodPostToolUse || !ok {
+			t.Fatalf("%s: %s %T", file, method, params)
+		}
+		if p.ContentSessionID != sid || p.Platform != "gemini" {
+			t.Errorf("%s: session %q platform %q", file, p.ContentSessionID, p.Platform)
+		}
+		return p
+	}
+	var in struct {
+		FilePath  string `json:"file_path"`
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+		Content   string `json:"content"`
+		Command   string `json:"command"`
+	}
+	var out struct {
+		Stdout   string `json:"stdout"`
+		ExitCode *int   `json:"exitCode"`
+		IsError  bool   `json:"isError"`
+	}
+	p := tool("AfterTool-replace.json")
+	if err := json.Unmarshal(p.ToolInput, &in); err != nil || p.ToolName != "Edit" || in.FilePath != "$PROJECT/calc.py" || in.OldString != "    return a - b" || in.NewString != "    return a + b" {
+		t.Errorf("replace: %s %s (%v)", p.ToolName, p.ToolInput, err)
+	}
+	p = tool("AfterTool-read_file.json")
+	in.FilePath = ""
+	if err := json.Unmarshal(p.ToolInput, &in); err != nil || p.ToolName != "Read" || in.FilePath != "$PROJECT/calc.py" {
+		t.Errorf("read_file: %s %s (%v)", p.ToolName, p.ToolInput, err)
+	}
+	var text string
+	if err := json.Unmarshal(p.ToolResponse, &text); err != nil || !strings.Contains(text, "def add(a, b):") {
+		t.Errorf("read_file's response: %s (%v)", p.ToolResponse, err)
+	}
+	p = tool("AfterTool-write_file.json")
+	in.Content = ""
+	if err := json.Unmarshal(p.ToolInput, &in); err != nil || p.ToolName != "Write" || in.Content == "" {
+		t.Errorf("write_file: %s %s (%v)", p.ToolName, p.ToolInput, err)
+	}
+	p = tool("AfterTool-run_shell_command-failed.json")
+	if err := json.Unmarshal(p.ToolInput, &in); err != nil || p.ToolName != "Bash" || in.Command != "sh test.sh" {
+		t.Errorf("a failed command's input: %s %s (%v)", p.ToolName, p.ToolInput, err)
+	}
+	if err := json.Unmarshal(p.ToolResponse, &out); err != nil || out.ExitCode == nil || *out.ExitCode != 1 || !out.IsError ||
+		!strings.Contains(out.Stdout, "AssertionError: mul(2, 3) should be 6, got 5") || strings.Contains(out.Stdout, "untrusted_context") {
+		t.Errorf("a failed command's response: %s (%v)", p.ToolResponse, err)
+	}
+	p = tool("AfterTool-run_shell_command.json")
+	out = struct {
+		Stdout   string `json:"stdout"`
+		ExitCode *int   `json:"exitCode"`
+		IsError  bool   `json:"isError"`
+	}{}
+	if err := json.Unmarshal(p.ToolResponse, &out); err != nil || out.IsError || (out.ExitCode != nil && *out.ExitCode != 0) {
+		t.Errorf("a passing command's response: %s (%v)", p.ToolResponse, err)
+	}
+
+	method, params := translateRecorded(t, claudecode.HostGemini, "BeforeAgent-after-SessionStart-context.json")
+	up, ok := params.(*memory.UserPromptParams)
+	if method != memory.MethodUserPromptSubmit || !ok || strings.Contains(up.Prompt, "mnemo-context") || strings.Contains(up.Prompt, "MARKER") ||
+		!strings.Contains(up.Prompt, "make sh test.sh pass") || up.NoRecall {
+		t.Errorf("BeforeAgent after a context: %s %+v", method, params)
+	}
+	method, params = translateRecorded(t, claudecode.HostGemini, "AfterAgent.json")
+	stop, ok := params.(*memory.StopParams)
+	if method != memory.MethodStop || !ok || stop.LastAssistantMessage != "Fixed add and mul in calc.py; sh test.sh passes." ||
+		stop.LastUserMessage != "[[gemini-e2e:fix-calc]] make sh test.sh pass" {
+		t.Errorf("AfterAgent: %s %+v", method, params)
+	}
+	method, params = translateRecorded(t, claudecode.HostGemini, "SessionStart.json")
+	if ss, ok := params.(*memory.SessionStartParams); method != memory.MethodSessionStart || !ok || ss.NoContext || ss.Platform != "gemini" {
+		t.Errorf("SessionStart: %s %+v", method, params)
+	}
+	method, _ = translateRecorded(t, claudecode.HostGemini, "SessionEnd.json")
+	if method != memory.MethodSessionEnd {
+		t.Errorf("SessionEnd: %s", method)
+	}
+	// The answer Gemini reads: additionalContext under its own event name.
+	got := string(claudecode.AnswerFor(claudecode.HostGemini, "BeforeAgent", claudecode.EventUserPromptSubmit, "<mnemo-context>x</mnemo-context>"))
+	if want := `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"<mnemo-context>x</mnemo-context>"}}` + "\n"; got != want {
+		t.Errorf("answer %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Run the offline end-to-end tests of the Gemini CLI: install the pinned CLI
+# (setup.sh), build the test binary, then run it in a new network namespace
+# that has only an up loopback interface, so nothing can reach beyond
+# 127.0.0.1.
+#
+# usage: run.sh [test binary flags...]     e.g. run.sh -test.run HookPayloads
+#   Flags go to the test binary (-test.run, -test.count, …); -test.v and a
+#   5-minute -test.timeout are always passed first.
+# Env: MNEMO_GEMINI_CACHE (see setup.sh), MNEMO_GEMINI_BIN (skip setup.sh and
+#   use this CLI), MNEMO_BIN / MNEMO_HOOK_BIN (default <repo>/bin/mnemo and
+#   <repo>/bin/mnemo-hook; build them first to run the Mnemo test),
+#   MNEMO_E2E_ARTIFACTS (default <repo>/.cache/e2e-artifacts/gemini; "none"
+#   disables), MNEMO_GEMINI_UPDATE_PAYLOADS=1 (rewrite testdata/payloads).
+# Needs root for `unshare -n`; otherwise it tries an unprivileged user
+# namespace (`unshare -r -n`).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../../.." && pwd)
+
+if [ -z "${MNEMO_GEMINI_BIN:-}" ]; then
+	MNEMO_GEMINI_BIN=$("$here/setup.sh")
+fi
+export MNEMO_GEMINI_BIN
+
+# Build everything before entering the namespace: the go command may need the
+# network (module downloads), the tests never do.
+mkdir -p "$repo/bin"
+(cd "$repo" && go test -c -tags e2e -o bin/gemini-e2e.test ./adapters/gemini/e2e/)
+
+artifacts=${MNEMO_E2E_ARTIFACTS:-$repo/.cache/e2e-artifacts/gemini}
+if [ "$artifacts" = none ]; then
+	unset MNEMO_E2E_ARTIFACTS
+else
+	rm -rf "$artifacts"
+	mkdir -p "$artifacts"
+	export MNEMO_E2E_ARTIFACTS="$artifacts"
+fi
+for v in MNEMO_BIN MNEMO_HOOK_BIN; do
+	eval "val=\${$v:-}"
+	if [ -n "$val" ]; then
+		# absolute, because the test binary runs in the package folder
+		val=$(cd "$(dirname "$val")" && pwd)/$(basename "$val")
+		export "$v=$val"
+	fi
+done
+
+ns="unshare -n"
+[ "$(id -u)" -eq 0 ] || ns="unshare -r -n"
+# The test binary runs in its package folder, as `go test` would run it.
+cd "$here"
+# shellcheck disable=SC2016 # $0 and $@ expand in the inner shell
+exec $ns sh -c 'ip link set lo up && exec "$0" "$@"' "$repo/bin/gemini-e2e.test" -test.v -test.timeout 5m "$@"
