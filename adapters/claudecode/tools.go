@@ -137,14 +137,15 @@ func argvCommand(argv []any) string {
 	return strings.Join(words, " ")
 }
 
-// patchEdit reads an apply_patch input (Codex's patch envelope, "***
-// Begin Patch" … "*** End Patch", in input, patch or command) into an
-// edit of the first file it changes: the lines it removes (with their
-// context) as old_string, those it leaves as new_string; an added file is
-// a Write of its lines. It returns the Claude Code tool the patch became.
+// patchEdit reads an apply_patch input (the patch envelope of Codex and
+// OpenCode, "*** Begin Patch" … "*** End Patch", in input, patch,
+// patchText or command) into an edit of the first file it changes: the
+// lines it removes (with their context) as old_string, those it leaves as
+// new_string; an added file is a Write of its lines. It returns the
+// Claude Code tool the patch became.
 func patchEdit(in map[string]any) string {
 	var text string
-	for _, k := range []string{"input", "patch", "command"} {
+	for _, k := range []string{"input", "patch", "patchText", "command"} {
 		switch v := in[k].(type) {
 		case string:
 			text = v
