@@ -33,11 +33,13 @@ test: build model
     go test -race -count=1 ./...
     just test-node
 
-# The clients no one here wrote: vscode-jsonrpc, the MCP TypeScript SDK, and the VS Code extension's lint, compile and tests.
+# The clients no one here wrote: vscode-jsonrpc, the MCP TypeScript SDK, and the VS Code extension's lint, compile and tests;
+# and the OpenCode plugin's tests (node's test runner, a recorder in place of mnemo-hook).
 test-node: build
     cd rpc/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
     cd adapters/claudecode/mcp/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
     cd adapters/vscode/extension && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
+    cd adapters/opencode/plugin && node --test
 
 # Retrieval quality: recall@1/5/10 and MRR of keyword, vector and hybrid search against grep,
 # on raw hook events replayed through the five stages (the dev split, tuned on, and the
@@ -56,14 +58,16 @@ vsix: build
 
 # End-to-end, offline, in loopback-only network namespaces: the real Claude Code CLI with
 # Mnemo's hooks and MCP server, the claude memory agent on the real CLI, the real Gemini
-# and Codex CLIs with Mnemo's hooks (Codex also after a Claude Code session), then the VS
-# Code extension in a real VS Code (code-server 4.100.3 opened by headless Chromium).
+# and Codex CLIs with Mnemo's hooks (Codex also after a Claude Code session), the VS Code
+# extension in a real VS Code (code-server 4.100.3 opened by headless Chromium), then the
+# real OpenCode CLI (1.18.33) with Mnemo's plugin.
 e2e: build
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/claudecode/e2e/run.sh
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/gemini/e2e/run.sh
     memory/observer/e2e.sh
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/codex/e2e/run.sh
     MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/run.sh
+    MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/opencode/e2e/run.sh
 
 # Only the Gemini CLI end-to-end tests.
 e2e-gemini: build
@@ -76,6 +80,10 @@ e2e-codex: build
 # Only the VS Code end-to-end test.
 e2e-vscode: build
     MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/run.sh
+
+# Only the OpenCode end-to-end tests.
+e2e-opencode: build
+    MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/opencode/e2e/run.sh
 
 # Benchmarks against DESIGN §9's budgets: one table (docs/benchmarks.md explains the rows).
 # Extra flags go to mnemo-bench, e.g. `just bench -sizes 10000` or

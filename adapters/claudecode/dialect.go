@@ -65,6 +65,7 @@ type wire struct {
 	ToolOutput     json.RawMessage `json:"tool_output"`
 	Text           string          `json:"text"`
 	Status         string          `json:"status"`
+	ErrorMessage   string          `json:"error_message"` // postToolUseFailure's
 
 	// Windsurf.
 	TrajectoryID    string          `json:"trajectory_id"`
@@ -119,7 +120,7 @@ func (w *wire) normalize(hint, argEvent string) *Payload {
 		ToolResponse:   firstRaw(w.ToolResponse, w.ToolResult, w.ToolResultSnake, w.ToolOutput),
 		ToolUseID:      w.ToolUseID,
 		DurationMS:     w.DurationMS,
-		Error:          errorText(w.Error),
+		Error:          firstOf(errorText(w.Error), w.ErrorMessage),
 		IsInterrupt:    w.IsInterrupt,
 
 		StopHookActive:       w.StopHookActive,
@@ -179,14 +180,19 @@ func (w *wire) cursor(p *Payload) {
 	}
 }
 
-// windsurf reads Cascade's tool_info, whose fields depend on the action.
+// windsurf reads Cascade's tool_info, whose fields depend on the action:
+// a command's output and exit code become its response, as a read's
+// content does.
 func (w *wire) windsurf(p *Payload) {
 	var info struct {
 		UserPrompt       string          `json:"user_prompt"`
 		FilePath         string          `json:"file_path"`
+		Content          *string         `json:"content"`
 		Edits            json.RawMessage `json:"edits"`
 		CommandLine      string          `json:"command_line"`
 		Cwd              string          `json:"cwd"`
+		ExitCode         *int            `json:"exit_code"`
+		Output           *string         `json:"output"`
 		MCPServerName    string          `json:"mcp_server_name"`
 		MCPToolName      string          `json:"mcp_tool_name"`
 		MCPToolArguments json.RawMessage `json:"mcp_tool_arguments"`
@@ -204,6 +210,9 @@ func (w *wire) windsurf(p *Payload) {
 	case "post_read_code":
 		p.ToolName = "Read"
 		p.ToolInput = mustJSON(map[string]string{"file_path": info.FilePath})
+		if info.Content != nil {
+			p.ToolResponse = mustJSON(*info.Content)
+		}
 	case "post_write_code":
 		p.ToolName = "MultiEdit"
 		var edits []map[string]any
@@ -212,6 +221,19 @@ func (w *wire) windsurf(p *Payload) {
 	case "post_run_command":
 		p.ToolName = "Bash"
 		p.ToolInput = mustJSON(map[string]string{"command": info.CommandLine})
+		if info.Output != nil || info.ExitCode != nil {
+			out := map[string]any{"stdout": ""}
+			if info.Output != nil {
+				out["stdout"] = *info.Output
+			}
+			if info.ExitCode != nil {
+				out["exitCode"] = *info.ExitCode
+				if *info.ExitCode != 0 {
+					out["isError"] = true
+				}
+			}
+			p.ToolResponse = mustJSON(out)
+		}
 	case "post_mcp_tool_use":
 		p.ToolName = "mcp__" + firstOf(info.MCPServerName, "windsurf") + "__" + info.MCPToolName
 		p.ToolInput = info.MCPToolArguments
@@ -269,14 +291,6 @@ func stageOf(host, event string) (string, bool) {
 		return s.Event, true
 	}
 	return "", false
-}
-
-// sameStage reports whether two event names map onto one stage: a host
-// that runs Claude Code's hooks passes them its own names.
-func sameStage(host, a, b string) bool {
-	sa, oka := stageOf(host, a)
-	sb, okb := stageOf(host, b)
-	return oka && okb && sa == sb
 }
 
 func firstOf(ss ...string) string {

@@ -32,26 +32,57 @@ func decodePayload(data []byte) (*claudecode.Payload, bool) {
 	return &p, err == nil
 }
 
-// FuzzRunHook runs the hook on arbitrary stdin, with an event name on the
-// command line, and no daemon to reach (no home): it must return 0 at
-// once, never panic (RunHook recovers and logs "hook panicked"), and
-// print nothing for an event it does not handle, else exactly one JSON
-// answer: {}, since with no daemon there is no context to give.
+// FuzzRunHook runs the hook on arbitrary stdin, with arbitrary arguments
+// (`mnemo-hook --host HOST EVENT`, read by ParseArgs; HOST "" leaves
+// --host out), and no daemon to reach (no home): it must return 0 at once,
+// never panic (RunHook recovers and logs "hook panicked"), and print the
+// empty answer of the host whose dialect the payload is in (AnswerShape):
+// nothing for Windsurf, which reads no answer, and for an event Mnemo does
+// not hook; {"continue":true} for Cursor's prompt stage; else {}. With no
+// daemon there is never context to give. Every documented payload of
+// testdata/hosts seeds it under every host.
 func FuzzRunHook(f *testing.F) {
-	f.Fuzz(func(t *testing.T, stdin []byte, event string) {
+	files, err := filepath.Glob(filepath.Join("testdata", "hosts", "*", "*.json"))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no host payloads: %v", err)
+	}
+	hosts := []string{""}
+	for _, h := range claudecode.Hosts {
+		hosts = append(hosts, h.Name)
+	}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		event := hostFileEvent(file)
+		for _, host := range hosts {
+			f.Add(data, host, event)
+		}
+	}
+	for _, host := range hosts {
+		f.Add([]byte("not a payload"), host, "beforeSubmitPrompt")
+		f.Add([]byte(`{"conversation_id":"c1"`), host, "postToolUse")
+	}
+	f.Fuzz(func(t *testing.T, stdin []byte, host, event string) {
 		if p, ok := decodePayload(stdin); ok && p.TranscriptPath != "" && (p.HookEventName == claudecode.EventStop || p.HookEventName == "" && event == claudecode.EventStop) {
 			// A Stop reads the transcript it names: the fuzzer must not read
 			// the files of this machine. FuzzTranslate covers transcripts.
 			t.Skip("a Stop naming a transcript")
 		}
+		var args []string
+		if host != "" {
+			args = append(args, "--host", host)
+		}
+		if event != "" {
+			args = append(args, event)
+		}
 		var out, errOut bytes.Buffer
+		cfg := claudecode.HookConfig{Stdin: bytes.NewReader(stdin), Stdout: &out, Stderr: &errOut}
+		cfg.Host, cfg.Event, cfg.ArgsErr = claudecode.ParseArgs(args)
 		done := make(chan int, 1)
 		start := time.Now()
-		go func() {
-			done <- claudecode.RunHook(context.Background(), claudecode.HookConfig{
-				Event: event, Stdin: bytes.NewReader(stdin), Stdout: &out, Stderr: &errOut,
-			})
-		}()
+		go func() { done <- claudecode.RunHook(context.Background(), cfg) }()
 		select {
 		case code := <-done:
 			if code != 0 {
@@ -66,21 +97,33 @@ func FuzzRunHook(f *testing.F) {
 		if strings.Contains(errOut.String(), "hook panicked") {
 			t.Fatalf("the hook panicked: %s", errOut.String())
 		}
-		answer := out.String()
-		if answer == "" {
-			return // an event Mnemo does not hook
+		dialect, stage, read := claudecode.AnswerShape(stdin, cfg.Host, cfg.Event)
+		var want string
+		switch {
+		case read && stage == "", dialect == claudecode.HostWindsurf:
+			want = ""
+		case dialect == claudecode.HostCursor && stage == claudecode.EventUserPromptSubmit:
+			want = "{\"continue\":true}\n"
+		default:
+			want = "{}\n"
 		}
-		if strings.Count(answer, "\n") != 1 || !strings.HasSuffix(answer, "\n") {
-			t.Fatalf("answer %q is not one line", answer)
-		}
-		var o claudecode.Output
-		if err := json.Unmarshal([]byte(answer), &o); err != nil {
-			t.Fatalf("answer %q: %v", answer, err)
-		}
-		if o.HookSpecificOutput != nil {
-			t.Fatalf("answer %q has context though no daemon runs", answer)
+		if got := out.String(); got != want {
+			t.Fatalf("--host %q %q, a payload of %s (stage %q, read %v): answer %q, want %q", host, event, dialect, stage, read, got, want)
 		}
 	})
+}
+
+// hostFileEvent is the event of a payload file of testdata/hosts, named
+// NN-<event>[-kind].json (Copilot CLI's camel-NN-… and pascal-NN-…).
+func hostFileEvent(file string) string {
+	parts := strings.Split(strings.TrimSuffix(filepath.Base(file), ".json"), "-")
+	if parts[0] == "camel" || parts[0] == "pascal" {
+		parts = parts[1:]
+	}
+	if len(parts) < 2 {
+		return ""
+	}
+	return parts[1]
 }
 
 // FuzzTranslate maps arbitrary payloads, with an arbitrary transcript file,

@@ -159,6 +159,18 @@ func (h *hook) run(ctx context.Context) {
 	if h.cfg.ArgsErr != nil {
 		h.log.Warn("bad arguments", "err", h.cfg.ArgsErr)
 	}
+	hint := h.cfg.Host
+	if hint == "" {
+		hint = HostClaudeCode
+	}
+	// Until a payload says otherwise, the hook answers as the host it was
+	// installed for: no payload, or one that cannot be read, still gets
+	// that host's answer (nothing for Windsurf, Cursor's prompt stage
+	// {"continue":true}).
+	h.host, h.event = hint, h.cfg.Event
+	if s, ok := stageOf(hint, h.cfg.Event); ok {
+		h.stage, _ = StageOf(s)
+	}
 	in, ok := h.read(ctx)
 	if !ok {
 		return
@@ -173,16 +185,17 @@ func (h *hook) run(ctx context.Context) {
 		h.answer(nil)
 		return
 	}
-	hint := h.cfg.Host
-	if hint == "" {
-		hint = HostClaudeCode
-	}
 	p := in.w.normalize(hint, h.cfg.Event)
 	h.host, h.event = p.Host, p.HookEventName
-	if arg := h.cfg.Event; arg != "" && arg != h.event && !sameStage(h.host, arg, h.event) {
+	if arg := h.cfg.Event; arg != "" && arg != h.event && !sameStage(hint, arg, h.host, h.event) {
+		// Two names of one stage are not a mismatch: Cursor runs Claude
+		// Code's PostToolUse hook for its postToolUse, and VS Code Copilot
+		// CLI's agentStop hook for its Stop.
 		h.log.Warn("hook argument and payload name different events; following the payload",
 			"arg", arg, "event", h.event, "host", h.host)
 	}
+	stageEvent, ok := stageOf(h.host, h.event)
+	h.stage, _ = StageOf(stageEvent)
 	if os.Getenv(ObserverEnv) == "1" {
 		// Mnemo's own memory agent is a Claude Code too: its events are
 		// not the user's work.
@@ -190,12 +203,10 @@ func (h *hook) run(ctx context.Context) {
 		h.answer(nil)
 		return
 	}
-	stageEvent, ok := stageOf(h.host, h.event)
 	if !ok {
 		h.log.Debug("event not handled", "event", h.event, "host", h.host)
 		return
 	}
-	h.stage, _ = StageOf(stageEvent)
 	stage := h.stage
 	log := h.log.With("event", h.event, "session", p.SessionID)
 	if h.host != HostClaudeCode {
@@ -260,6 +271,15 @@ func (h *hook) run(ctx context.Context) {
 		return
 	}
 	log.Log(ctx, level, "not delivered; spooled", "method", method, "took", time.Since(h.start), "spool", spool, "err", err)
+}
+
+// sameStage reports whether the event named on the command line of a hook
+// installed for one host and the event a payload of another host names
+// are the same stage.
+func sameStage(argHost, arg, host, event string) bool {
+	a, ok := stageOf(argHost, arg)
+	b, ok2 := stageOf(host, event)
+	return ok && ok2 && a == b
 }
 
 // call makes the stage's call to the daemon, bounded by ctx: the hello and

@@ -65,9 +65,11 @@ var Hosts = []Host{
 	},
 	{
 		// Cursor's postToolUse covers every tool in current builds; older
-		// builds only have the per-kind events, which the hook maps too
-		// (and de-duplicates when both fire). beforeSubmitPrompt cannot
-		// inject; some builds refuse sessionStart, hence the rules file.
+		// builds only have the per-kind events, which the hook maps too.
+		// The two families carry one run differently, so they cannot be
+		// told to be one: the installer hooks postToolUse alone.
+		// beforeSubmitPrompt cannot inject; some builds refuse
+		// sessionStart, hence the rules file.
 		Name: HostCursor, Title: "Cursor",
 		Events: map[string]string{
 			"sessionStart": EventSessionStart, "beforeSubmitPrompt": EventUserPromptSubmit,

@@ -2,6 +2,7 @@ package claudecode_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,45 @@ func TestRecordedGeminiPayloads(t *testing.T) {
 	got := string(claudecode.AnswerFor(claudecode.HostGemini, "BeforeAgent", claudecode.EventUserPromptSubmit, "<mnemo-context>x</mnemo-context>"))
 	if want := `{"hookSpecificOutput":{"hookEventName":"BeforeAgent","additionalContext":"<mnemo-context>x</mnemo-context>"}}` + "\n"; got != want {
 		t.Errorf("answer %q, want %q", got, want)
+	}
+}
+
+// The real OpenCode's payloads (recorded through Mnemo's plugin by
+// adapters/opencode/e2e) all translate, the bookkeeping tool is skipped,
+// and a patch (what OpenCode gives GPT models instead of edit and write)
+// becomes the file it adds.
+func TestRecordedOpenCodePayloads(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("..", "opencode", "testdata", "payloads", "*.json"))
+	if err != nil || len(files) < 10 {
+		t.Fatalf("recorded payloads: %d (%v)", len(files), err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := claudecode.DecodeHostPayload(raw, claudecode.HostOpenCode, "")
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		_, _, err = claudecode.Translate(p, claudecode.TranslateOptions{EventKey: "k"})
+		if strings.Contains(f, "todowrite") {
+			if !errors.Is(err, claudecode.ErrSkippedTool) {
+				t.Errorf("%s: %v, want the tool skipped", filepath.Base(f), err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", filepath.Base(f), err)
+		}
+	}
+	_, params := translateRecorded(t, claudecode.HostOpenCode, "PostToolUse-apply_patch.json")
+	tu := params.(*memory.ToolUseParams)
+	var in struct {
+		FilePath string `json:"file_path"`
+		Content  string `json:"content"`
+	}
+	if err := json.Unmarshal(tu.ToolInput, &in); err != nil || tu.ToolName != "Write" || in.FilePath != "$PROJECT/notes.md" || in.Content != "# Notes\npatched line" {
+		t.Errorf("apply_patch: %s %s (%v)", tu.ToolName, tu.ToolInput, err)
 	}
 }

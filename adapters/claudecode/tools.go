@@ -2,14 +2,9 @@ package claudecode
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 )
-
-// exitCodeLine is the line of Gemini CLI's shell output that gives the
-// command's exit status.
-var exitCodeLine = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`)
 
 // toolNames maps every host's tool names onto Claude Code's, the one
 // vocabulary the memory agent, search and the eval know: a shell command is
@@ -44,30 +39,40 @@ var toolNames = map[string]string{
 	"update_plan": "TodoWrite", "ask_user": "AskUserQuestion", "question": "AskUserQuestion",
 }
 
+// claudeTools are Claude Code's tools whose input canonicalInput renames.
+// A host may use these names with its own fields: Cursor's Read {path},
+// Write {path, contents}.
+var claudeTools = map[string]bool{
+	"Read": true, "Edit": true, "MultiEdit": true, "Write": true, "Bash": true,
+	"Grep": true, "Glob": true, "LS": true, "WebFetch": true, "WebSearch": true,
+}
+
 // normalizeTool rewrites a tool event of another host in Claude Code's
 // vocabulary: its name (toolNames), the fields of its input (file_path,
 // old_string, new_string, content, command, pattern, url), keeping every
 // other field, and its response in the shape the memory agent reads
-// (stdout and exitCode for a command, the text for the rest). Claude
-// Code's own events pass untouched.
+// (stdout and exitCode for a command, the text for the rest). A tool
+// named as Claude Code's has its input renamed too, and any other tool
+// (an MCP tool) keeps its name and input but has its response reshaped.
+// Claude Code's own events pass untouched.
 func normalizeTool(host string, p *Payload) {
 	if host == HostClaudeCode || p.ToolName == "" {
 		return
 	}
 	name, known := toolNames[p.ToolName]
 	if !known {
-		return
+		name = p.ToolName
 	}
-	in := map[string]any{}
-	_ = json.Unmarshal(unquoteJSON(p.ToolInput), &in)
-	if name == "Edit" && (p.ToolName == "apply_patch" || p.ToolName == "patch") {
-		name = patchEdit(in)
-	}
-	p.ToolName = name
-	if in != nil {
+	p.ToolInput = unquoteJSON(p.ToolInput)
+	var in map[string]any
+	if (known || claudeTools[name]) && json.Unmarshal(p.ToolInput, &in) == nil && in != nil {
+		if name == "Edit" && (p.ToolName == "apply_patch" || p.ToolName == "patch") {
+			name = patchEdit(in)
+		}
 		canonicalInput(name, in)
 		p.ToolInput = mustJSON(in)
 	}
+	p.ToolName = name
 	p.ToolResponse = canonicalResponse(name, p.ToolResponse)
 }
 
@@ -132,14 +137,15 @@ func argvCommand(argv []any) string {
 	return strings.Join(words, " ")
 }
 
-// patchEdit reads an apply_patch input (Codex's patch envelope, "***
-// Begin Patch" … "*** End Patch", in input, patch or command) into an
-// edit of the first file it changes: the lines it removes (with their
-// context) as old_string, those it leaves as new_string; an added file is
-// a Write of its lines. It returns the Claude Code tool the patch became.
+// patchEdit reads an apply_patch input (the patch envelope of Codex and
+// OpenCode, "*** Begin Patch" … "*** End Patch", in input, patch,
+// patchText or command) into an edit of the first file it changes: the
+// lines it removes (with their context) as old_string, those it leaves as
+// new_string; an added file is a Write of its lines. It returns the
+// Claude Code tool the patch became.
 func patchEdit(in map[string]any) string {
 	var text string
-	for _, k := range []string{"input", "patch", "command"} {
+	for _, k := range []string{"input", "patch", "patchText", "command"} {
 		switch v := in[k].(type) {
 		case string:
 			text = v
@@ -238,11 +244,8 @@ func canonicalResponse(name string, raw json.RawMessage) json.RawMessage {
 		if e := errorText(r.Error); e != "" {
 			text, isError = strings.TrimSpace(text+"\n"+e), true
 		}
-		if exit == nil {
-			if m := exitCodeLine.FindStringSubmatch(text); m != nil {
-				n, _ := strconv.Atoi(m[1])
-				exit = &n
-			}
+		if name == "Bash" && exit == nil {
+			exit = exitCodeLine(text)
 		}
 	case r.TextResult != nil || r.TextResultSnake != nil:
 		if r.TextResult != nil {
@@ -275,6 +278,25 @@ func canonicalResponse(name string, raw json.RawMessage) json.RawMessage {
 		out["isError"] = true
 	}
 	return mustJSON(out)
+}
+
+// exitCodeLine reads the exit code Gemini CLI's run_shell_command writes
+// in its result ("Exit Code: 1", after the command's output, so the last
+// such line), nil when there is none ("(none)": the command was killed by
+// a signal).
+func exitCodeLine(text string) *int {
+	var code *int
+	for line := range strings.SplitSeq(text, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "Exit Code: "); ok {
+			n, err := strconv.Atoi(strings.TrimSpace(rest))
+			if err != nil {
+				code = nil
+				continue
+			}
+			code = &n
+		}
+	}
+	return code
 }
 
 // blockText is a content value as text: a string, or the text of its

@@ -20,9 +20,10 @@ import (
 //
 // Every script gets its own HOME ($WORK, so Claude Code's settings are
 // $WORK/.claude/settings.json) and MNEMO_HOME ($WORK/mnemo), no embedding
-// model (search ranks the same on every machine), TZ=UTC, and the
-// command `waitidle [n]`. Daemons a script leaves running are stopped after
-// it.
+// model (search ranks the same on every machine), TZ=UTC, $HOSTS (the
+// documented hook payloads of the other coding agents,
+// adapters/claudecode/testdata/hosts), and the command `waitidle [n]`.
+// Daemons a script leaves running are stopped after it.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -40,6 +41,11 @@ func setupScript(e *testscript.Env) error {
 	e.Setenv("MNEMO_MODELS", filepath.Join(e.WorkDir, "no-models"))
 	e.Setenv("MNEMO_IDLE_TIMEOUT", "2m")
 	e.Setenv("TZ", "UTC")
+	hosts, err := filepath.Abs(filepath.Join("..", "..", "adapters", "claudecode", "testdata", "hosts"))
+	if err != nil {
+		return err
+	}
+	e.Setenv("HOSTS", hosts)
 	// A race-enabled binary sleeps a second at exit unless told not to.
 	e.Setenv("GORACE", strings.TrimSpace(e.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	env := append([]string(nil), e.Vars...)

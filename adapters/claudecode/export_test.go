@@ -1,0 +1,23 @@
+package claudecode
+
+import "bytes"
+
+// AnswerShape reads a hook's stdin as RunHook does, for a hook installed
+// for host (ParseArgs's) with event on its command line, and returns the
+// host whose dialect the payload is in, the stage of its event ("" for an
+// event Mnemo does not hook), and whether the payload could be read. For a
+// payload that cannot be read they are the installed host's and the
+// command line's.
+func AnswerShape(stdin []byte, host, event string) (dialect, stage string, read bool) {
+	if host == "" {
+		host = HostClaudeCode
+	}
+	w, _, err := readPayload(bytes.NewReader(stdin))
+	if err != nil {
+		s, _ := stageOf(host, event)
+		return host, s, false
+	}
+	p := w.normalize(host, event)
+	s, _ := stageOf(p.Host, p.HookEventName)
+	return p.Host, s, true
+}
