@@ -74,6 +74,19 @@ func TestEveryHostRemembersAlike(t *testing.T) {
 					"tool_response", map[string]any{"title": "python3 test_calc.py", "output": "ok", "metadata": map[string]any{"exit": 0}})},
 			}
 		},
+		// Codex CLI gives a command's output alone (no exit code), and
+		// has no read tool: a read is cat, an edit a patch.
+		claudecode.HostCodex: func(s string) []step {
+			c := map[string]any{"session_id": s, "turn_id": "u1", "cwd": dir, "hook_event_name": "PostToolUse", "model": "gpt-5.5", "permission_mode": "bypassPermissions"}
+			return []step{
+				{"PostToolUse", with(c, "tool_use_id", "call_1", "tool_name", "Bash", "tool_input", map[string]any{"command": "python3 test_calc.py"}, "tool_response", failure+"\n")},
+				{"PostToolUse", with(c, "tool_use_id", "call_2", "tool_name", "Bash", "tool_input", map[string]any{"command": "cat calc.py"}, "tool_response", source)},
+				{"PostToolUse", with(c, "tool_use_id", "call_3", "tool_name", "apply_patch",
+					"tool_input", map[string]any{"command": "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return a - b\n+    return a + b\n*** End Patch\n"},
+					"tool_response", "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM calc.py\n")},
+				{"PostToolUse", with(c, "tool_use_id", "call_4", "tool_name", "Bash", "tool_input", map[string]any{"command": "python3 test_calc.py"}, "tool_response", "ok\n")},
+			}
+		},
 		claudecode.HostCopilot: func(s string) []step {
 			c := map[string]any{"sessionId": s, "cwd": dir}
 			return []step{

@@ -165,7 +165,7 @@ func (w *wire) cursor(p *Payload) {
 	case "afterShellExecution":
 		p.ToolName = "Bash"
 		p.ToolInput = mustJSON(map[string]string{"command": w.Command})
-		p.ToolResponse = mustJSON(map[string]string{"stdout": w.Output})
+		p.ToolResponse = mustJSON(map[string]any{"stdout": w.Output, "exitUnknown": true})
 	case "afterFileEdit":
 		p.ToolName = "MultiEdit"
 		var edits []map[string]any

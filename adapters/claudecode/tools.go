@@ -64,16 +64,23 @@ func normalizeTool(host string, p *Payload) {
 		name = p.ToolName
 	}
 	p.ToolInput = unquoteJSON(p.ToolInput)
-	var in map[string]any
+	var (
+		in      map[string]any
+		created bool
+	)
 	if (known || claudeTools[name]) && json.Unmarshal(p.ToolInput, &in) == nil && in != nil {
 		if name == "Edit" && (p.ToolName == "apply_patch" || p.ToolName == "patch") {
-			name = patchEdit(in)
+			name, created = patchEdit(in)
 		}
 		canonicalInput(name, in)
 		p.ToolInput = mustJSON(in)
 	}
 	p.ToolName = name
 	p.ToolResponse = canonicalResponse(name, p.ToolResponse)
+	if created {
+		// A patch's added file: created, as Claude Code's Write says.
+		p.ToolResponse = mustJSON(map[string]any{"type": "create", "filePath": in["file_path"]})
+	}
 }
 
 // canonicalInput renames the fields of a tool's input to Claude Code's.
@@ -142,8 +149,8 @@ func argvCommand(argv []any) string {
 // patchText or command) into an edit of the first file it changes: the
 // lines it removes (with their context) as old_string, those it leaves as
 // new_string; an added file is a Write of its lines. It returns the
-// Claude Code tool the patch became.
-func patchEdit(in map[string]any) string {
+// Claude Code tool the patch became, and whether the patch adds its file.
+func patchEdit(in map[string]any) (tool string, created bool) {
 	var text string
 	for _, k := range []string{"input", "patch", "patchText", "command"} {
 		switch v := in[k].(type) {
@@ -157,11 +164,14 @@ func patchEdit(in map[string]any) string {
 			}
 		}
 		if strings.Contains(text, "*** Begin Patch") {
+			// The patch becomes the edit's fields; a command field left
+			// behind would read as a shell command.
+			delete(in, k)
 			break
 		}
 	}
 	if text == "" {
-		return "Edit"
+		return "Edit", false
 	}
 	var (
 		file, kind string
@@ -199,11 +209,11 @@ func patchEdit(in map[string]any) string {
 	}
 	if kind == "Add" {
 		in["content"] = strings.Join(cur, "\n")
-		return "Write"
+		return "Write", true
 	}
 	in["old_string"] = strings.Join(old, "\n")
 	in["new_string"] = strings.Join(cur, "\n")
-	return "Edit"
+	return "Edit", false
 }
 
 // canonicalResponse reshapes a tool response of another host: Gemini
@@ -225,6 +235,14 @@ func canonicalResponse(name string, raw json.RawMessage) json.RawMessage {
 			Exit *int `json:"exit"`
 		} `json:"metadata"`
 		ExitCode *int `json:"exit_code"`
+	}
+	if name == "Bash" && len(raw) > 0 && raw[0] == '"' {
+		// A command's output alone (Codex CLI, VS Code, Cursor): the
+		// memory agent reads from it whether the command failed.
+		var text string
+		if json.Unmarshal(raw, &text) == nil {
+			return mustJSON(map[string]any{"stdout": text, "exitUnknown": true})
+		}
 	}
 	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &r) != nil {
 		return raw

@@ -238,12 +238,23 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 	}
 	out := t.output()
 	code, failed := exitStatus(t.out)
+	// A host that gives the output alone: the output says whether the
+	// command failed, and no exit code is made up.
+	unknown := t.out.ExitUnknown && t.out.ExitCode == nil && t.out.Error == "" && !t.out.IsError
+	if unknown {
+		code, failed = -1, outputFails(c, out)
+	}
 	interrupted := t.out.Interrupted || strings.Contains(t.out.Error, "interrupted by user")
 	n.fact("$ %s", FirstLine(line)+ellipsisIf(strings.Contains(line, "\n")))
-	if interrupted {
+	switch {
+	case interrupted:
 		n.fact("interrupted by the user")
-	} else {
+	case code >= 0:
 		n.fact("exit code %d", code)
+	case failed:
+		n.fact("exit code %s failed", unknownExit)
+	case (c.kind == kindTest || c.kind == kindBuild) && resultLine(out) != "":
+		n.fact("exit code %s passed", unknownExit)
 	}
 	n.tags = commandTags(c)
 	if c.kind == kindTest || c.kind == kindBuild {
@@ -269,6 +280,11 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 	}
 	switch c.kind {
 	case kindTest, kindBuild:
+		if unknown && resultLine(out) == "" {
+			// Nothing failed, nothing says it passed.
+			ranCommand(n, t, core, out)
+			break
+		}
 		passedCheck(n, c, core, out, turn)
 	case kindMove:
 		if !movedFiles(n, t, c) {
@@ -410,7 +426,11 @@ func failedCommand(n *draft, t *toolEvent, c shellCommand, core string, code int
 	if msg != "" {
 		n.fact("error: %s", msg)
 	}
-	n.Subtitle = FirstNonEmpty(msg, fmt.Sprintf("exit code %d", code))
+	status := fmt.Sprintf("exit code %d", code)
+	if code < 0 {
+		status = "failed" // the host gave no exit code
+	}
+	n.Subtitle = FirstNonEmpty(msg, status)
 	switch {
 	case len(names) > 0:
 		verb := " fails"
@@ -430,7 +450,11 @@ func failedCommand(n *draft, t *toolEvent, c shellCommand, core string, code int
 		n.Title = "Command failed: " + core
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s failed with exit code %d", core, code)
+	if code >= 0 {
+		fmt.Fprintf(&b, "%s failed with exit code %d", core, code)
+	} else {
+		fmt.Fprintf(&b, "%s failed", core)
+	}
 	if len(names) > 0 {
 		fmt.Fprintf(&b, " in %s", listMore(names, 3, len(names)))
 	}
@@ -675,6 +699,19 @@ func commitMessage(args []string) string {
 		}
 	}
 	return ""
+}
+
+// unknownExit begins the exit code fact of a command whose host did not
+// give its exit code: "exit code not given; the output shows it failed".
+const unknownExit = "not given; the output shows it"
+
+// outputFails reports whether a command's output shows that it failed:
+// a failing test, or an error line that is surely one.
+func outputFails(c shellCommand, out string) bool {
+	if c.kind == kindTest && len(failingTests(out)) > 0 {
+		return true
+	}
+	return errorScore(errorLine(out)) >= 80
 }
 
 func exitStatus(res toolOutput) (int, bool) {

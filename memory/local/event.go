@@ -46,12 +46,16 @@ type toolOutput struct {
 	StructuredPatch []struct {
 		Lines []string `json:"lines"`
 	} `json:"structuredPatch"`
-	Stdout      string   `json:"stdout"`
-	Stderr      string   `json:"stderr"`
-	Interrupted bool     `json:"interrupted"`
-	Error       string   `json:"error"`
-	IsError     bool     `json:"isError"`
-	ExitCode    *int     `json:"exitCode"`
+	Stdout      string `json:"stdout"`
+	Stderr      string `json:"stderr"`
+	Interrupted bool   `json:"interrupted"`
+	Error       string `json:"error"`
+	IsError     bool   `json:"isError"`
+	ExitCode    *int   `json:"exitCode"`
+	// ExitUnknown marks a command's output from a host that does not
+	// say how the command ended (Codex CLI, VS Code, Cursor give the
+	// text alone): whether it failed is read from the output.
+	ExitUnknown bool     `json:"exitUnknown"`
 	Mode        string   `json:"mode"`
 	Filenames   []string `json:"filenames"`
 	NumFiles    int      `json:"numFiles"`

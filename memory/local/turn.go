@@ -48,6 +48,13 @@ func (r runNote) state() int {
 		return 0
 	}
 	kind := primaryCommand(strings.TrimSuffix(cmd, " …")).kind
+	if rest, ok := strings.CutPrefix(code, unknownExit+" "); ok {
+		// Read from the output: "failed" or "passed".
+		code = "0"
+		if rest == "failed" {
+			code = "?"
+		}
+	}
 	if code != "0" {
 		if kind == kindTest || kind == kindBuild || kind == kindRun || errorScore(r.errorMessage()) >= 80 {
 			return runFailed
