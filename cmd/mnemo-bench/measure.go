@@ -109,8 +109,8 @@ type processResult struct {
 // interleaved in one loop.
 type hookResults struct {
 	postToolUse, sessionStart, binTrue, node, floor processResult
-	emptyGo                                         processResult // an empty Go program (buildEmptyGo)
-	baseline                                        processResult // PostToolUse with -baseline-hook
+	emptyGo                                         processResult   // an empty Go program (buildEmptyGo)
+	baseline                                        processResult   // PostToolUse with -baseline-hook
 	hosts                                           []processResult // a tool event of each other host, its dialect (hostEvents)
 	undelivered                                     int
 	contextBytes                                    int
@@ -781,12 +781,12 @@ func hostEvents(dir string) []hostEvent {
 		}},
 		{host: "copilot", event: "postToolUse", what: "edit, camelCase", answer: "{}\n", payload: func(i int) []byte {
 			return mustJSON(map[string]any{"sessionId": "bench-copilot", "timestamp": 1764066600000 + i, "cwd": dir, "toolName": "edit",
-				"toolArgs": map[string]any{"path": file, "old_str": "total - discount", "new_str": "total * (1 - rate)"},
+				"toolArgs":   map[string]any{"path": file, "old_str": "total - discount", "new_str": "total * (1 - rate)"},
 				"toolResult": map[string]any{"resultType": "success", "textResultForLlm": "File edited."}})
 		}},
 		{host: "opencode", event: "PostToolUse", what: "bash, through the plugin", answer: "{}\n", payload: func(i int) []byte {
 			return mustJSON(map[string]any{"session_id": "bench-opencode", "cwd": dir, "hook_event_name": "PostToolUse", "tool_name": "bash", "tool_use_id": id("opencode", i),
-				"tool_input": map[string]any{"command": "go build ./...", "description": "build"},
+				"tool_input":    map[string]any{"command": "go build ./...", "description": "build"},
 				"tool_response": map[string]any{"title": "go build ./...", "output": "ok", "metadata": map[string]any{"exit": 0}}})
 		}},
 		{host: "windsurf", event: "post_write_code", what: "post_write_code", answer: "", payload: func(i int) []byte {
