@@ -756,42 +756,45 @@ type hostEvent struct {
 // payload, as their documentation (and, for Codex and Gemini CLI, their
 // recorded hooks) show them, each round a new tool run.
 func hostEvents(dir string) []hostEvent {
-	file := dir + "/internal/bench/rate.go"
+	// Each round its own file and command: the daemon stores an
+	// observation once per session, and the benchmark counts them.
+	file := func(i int) string { return fmt.Sprintf("%s/internal/bench/rate_%05d.go", dir, i) }
+	pkg := func(i int) string { return fmt.Sprintf("./internal/bench/p%05d/", i) }
 	id := func(host string, round int) string { return fmt.Sprintf("bench-%s-%05d", host, round) }
 	return []hostEvent{
 		{host: "codex", event: "PostToolUse", what: "shell command", answer: "{}\n", payload: func(i int) []byte {
 			return mustJSON(map[string]any{"session_id": "bench-codex", "turn_id": "t1", "cwd": dir, "hook_event_name": "PostToolUse", "model": "gpt-5",
-				"tool_name": "shell", "tool_use_id": id("codex", i), "tool_input": map[string]any{"command": []string{"bash", "-lc", "go test ./internal/bench/"}},
+				"tool_name": "shell", "tool_use_id": id("codex", i), "tool_input": map[string]any{"command": []string{"bash", "-lc", "go test " + pkg(i)}},
 				"tool_response": "FAIL\tinternal/bench [build failed]\nrate.go:12: undefined: discount"})
 		}},
 		{host: "gemini", event: "AfterTool", what: "replace", answer: "{}\n", payload: func(i int) []byte {
 			return mustJSON(map[string]any{"session_id": "bench-gemini", "cwd": dir, "hook_event_name": "AfterTool", "timestamp": id("gemini", i),
-				"tool_name": "replace", "tool_input": map[string]any{"file_path": file, "old_string": "total - discount", "new_string": "total * (1 - rate)"},
-				"tool_response": map[string]any{"llmContent": "Successfully modified file: " + file + " (1 replacements).", "returnDisplay": "rate.go"}})
+				"tool_name": "replace", "tool_input": map[string]any{"file_path": file(i), "old_string": "total - discount", "new_string": "total * (1 - rate)"},
+				"tool_response": map[string]any{"llmContent": "Successfully modified file: " + file(i) + " (1 replacements).", "returnDisplay": "rate.go"}})
 		}},
 		{host: "cursor", event: "postToolUse", what: "Shell", answer: "{}\n", payload: func(i int) []byte {
 			return mustJSON(map[string]any{"conversation_id": "bench-cursor", "generation_id": id("cursor", i), "hook_event_name": "postToolUse",
 				"workspace_roots": []string{dir}, "cursor_version": "2.4.0", "tool_name": "Shell", "tool_use_id": id("cursor", i),
-				"tool_input": map[string]any{"command": "go vet ./..."}, "tool_output": "internal/bench/rate.go:12:2: unreachable code"})
+				"tool_input": map[string]any{"command": "go vet " + pkg(i)}, "tool_output": "internal/bench/rate.go:12:2: unreachable code"})
 		}},
 		{host: "vscode", event: "PostToolUse", what: "runTerminalCommand", answer: "{}\n", payload: func(i int) []byte {
 			return mustJSON(map[string]any{"timestamp": "2026-11-25T10:30:00.000Z", "cwd": dir, "sessionId": "bench-vscode", "hookEventName": "PostToolUse",
-				"tool_name": "runTerminalCommand", "tool_use_id": id("vscode", i), "tool_input": map[string]any{"command": "npm test"},
+				"tool_name": "runTerminalCommand", "tool_use_id": id("vscode", i), "tool_input": map[string]any{"command": fmt.Sprintf("npm test -- rate_%05d", i)},
 				"tool_response": "1 failing: rate rounds half-even"})
 		}},
 		{host: "copilot", event: "postToolUse", what: "edit, camelCase", answer: "{}\n", payload: func(i int) []byte {
 			return mustJSON(map[string]any{"sessionId": "bench-copilot", "timestamp": 1764066600000 + i, "cwd": dir, "toolName": "edit",
-				"toolArgs":   map[string]any{"path": file, "old_str": "total - discount", "new_str": "total * (1 - rate)"},
+				"toolArgs":   map[string]any{"path": file(i), "old_str": "total - discount", "new_str": "total * (1 - rate)"},
 				"toolResult": map[string]any{"resultType": "success", "textResultForLlm": "File edited."}})
 		}},
 		{host: "opencode", event: "PostToolUse", what: "bash, through the plugin", answer: "{}\n", payload: func(i int) []byte {
 			return mustJSON(map[string]any{"session_id": "bench-opencode", "cwd": dir, "hook_event_name": "PostToolUse", "tool_name": "bash", "tool_use_id": id("opencode", i),
-				"tool_input":    map[string]any{"command": "go build ./...", "description": "build"},
-				"tool_response": map[string]any{"title": "go build ./...", "output": "ok", "metadata": map[string]any{"exit": 0}}})
+				"tool_input":    map[string]any{"command": "cat " + file(i), "description": "show the rate"},
+				"tool_response": map[string]any{"title": "cat", "output": "package bench\n\nfunc rate() float64 { return 0.2 }\n", "metadata": map[string]any{"exit": 0}}})
 		}},
 		{host: "windsurf", event: "post_write_code", what: "post_write_code", answer: "", payload: func(i int) []byte {
 			return mustJSON(map[string]any{"agent_action_name": "post_write_code", "trajectory_id": "bench-windsurf", "execution_id": id("windsurf", i), "timestamp": "2026-11-25T10:30:00Z",
-				"tool_info": map[string]any{"file_path": file, "edits": []any{map[string]any{"old_string": "total - discount", "new_string": "total * (1 - rate)"}}}})
+				"tool_info": map[string]any{"file_path": file(i), "edits": []any{map[string]any{"old_string": "total - discount", "new_string": "total * (1 - rate)"}}}})
 		}},
 	}
 }
