@@ -335,6 +335,9 @@ func editFile(path string, now func() time.Time, drop func(root object) bool, ch
 			return r, fmt.Errorf("settings: %w", err)
 		}
 		mode = fi.Mode().Perm()
+	}
+	if exists && !deleting {
+		// A file that goes held nothing but Mnemo's: no copy of it.
 		if r.Backup, err = backup(real, data, mode, now()); err != nil {
 			return r, err
 		}
