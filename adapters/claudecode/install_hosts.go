@@ -508,6 +508,12 @@ func codexInstaller() Installer {
 		},
 	}
 	in = hookInstaller(in, f)
+	in.Note = func(scope string) string {
+		if scope == ScopeProject {
+			return "Codex reads a project's .codex folder only once the project is trusted; it asks when it first starts there"
+		}
+		return ""
+	}
 	install, uninstall := in.Install, in.Uninstall
 	in.Install = func(path string, o InstallOptions) (Result, error) {
 		return withCodexTrust(path, o, func() (Result, error) { return install(path, o) })
