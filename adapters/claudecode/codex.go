@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,19 +22,26 @@ import (
 // codexServer is the table of Mnemo's MCP server in config.toml.
 var codexServer = []string{"mcp_servers", MCPServerName}
 
-// installCodexMCP writes [mcp_servers.mnemo] (command, args = ["mcp"]) into
-// the config.toml at path. A [mcp_servers.mnemo] that runs another program
+// installCodexMCP writes [mcp_servers.mnemo] (command, args = ["mcp"], and
+// env when o has one) into the config.toml at path. A [mcp_servers.mnemo] that runs another program
 // is not Mnemo's: it is refused, and the file left as it was.
-func installCodexMCP(path, mnemo string, now func() time.Time) (Result, error) {
-	return editTOML(path, now, func(d *tomlDoc, r *Result) error {
+func installCodexMCP(path string, o MCPOptions) (Result, error) {
+	return editTOML(path, o.Now, func(d *tomlDoc, r *Result) error {
 		if err := codexServerIsMnemo(d, r.Path); err != nil {
 			return err
 		}
 		had := d.table(codexServer) >= 0
-		changed, err := d.set(tomlTable{path: codexServer, keys: []string{
-			"command = " + tomlString(mnemo),
-			`args = ["mcp"]`,
-		}})
+		keys := []string{"command = " + tomlString(o.Mnemo), `args = ["mcp"]`}
+		// Codex starts MCP servers with a few variables only; a sub-table
+		// [mcp_servers.mnemo.env] of the user's is left to say the rest.
+		if len(o.Env) > 0 && d.table(append(codexServer[:2:2], "env")) < 0 {
+			var env []string
+			for _, k := range slices.Sorted(maps.Keys(o.Env)) {
+				env = append(env, tomlKey([]string{k})+" = "+tomlString(o.Env[k]))
+			}
+			keys = append(keys, "env = { "+strings.Join(env, ", ")+" }")
+		}
+		changed, err := d.set(tomlTable{path: codexServer, keys: keys})
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v (nothing was changed)", ErrInvalidSettings, r.Path, err)
 		}

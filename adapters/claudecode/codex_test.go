@@ -69,7 +69,7 @@ func TestCodexMCP(t *testing.T) {
 			table := func(mnemo string) string {
 				return "[mcp_servers.mnemo]" + eol + `command = "` + mnemo + `"` + eol + `args = ["mcp"]` + eol
 			}
-			r, err := in.InstallMCP(path, "/opt/mnemo/bin/mnemo", fixedNow)
+			r, err := in.InstallMCP(path, claudecode.MCPOptions{Mnemo: "/opt/mnemo/bin/mnemo", Now: fixedNow})
 			if err != nil || !r.Changed || r.Backup == "" || len(r.Added) != 1 {
 				t.Fatalf("install: %+v, %v", r, err)
 			}
@@ -81,13 +81,13 @@ func TestCodexMCP(t *testing.T) {
 			if want := head + table("/opt/mnemo/bin/mnemo"); got != want {
 				t.Fatalf("after install:\n%q\nwant\n%q", got, want)
 			}
-			if r, err := in.InstallMCP(path, "/opt/mnemo/bin/mnemo", fixedNow); err != nil || r.Changed {
+			if r, err := in.InstallMCP(path, claudecode.MCPOptions{Mnemo: "/opt/mnemo/bin/mnemo", Now: fixedNow}); err != nil || r.Changed {
 				t.Fatalf("second install: %+v, %v", r, err)
 			}
 			// A moved binary, with a table after Mnemo's: replaced where
 			// it stands.
 			os.WriteFile(path, []byte(got+"[after]"+eol+"x = 1"+eol), 0o600)
-			r, err = in.InstallMCP(path, "/usr/bin/mnemo", fixedNow)
+			r, err = in.InstallMCP(path, claudecode.MCPOptions{Mnemo: "/usr/bin/mnemo", Now: fixedNow})
 			if err != nil || len(r.Updated) != 1 {
 				t.Fatalf("moved: %+v, %v", r, err)
 			}
@@ -117,7 +117,7 @@ func TestCodexMCPSubTable(t *testing.T) {
 	in, path := codexMCP(t)
 	orig := "a = 1\n\n[mcp_servers.mnemo]\ncommand = \"/old/mnemo\"\nargs = [\"mcp\"]\n\n[mcp_servers.mnemo.env]\nMNEMO_HOME = \"/data\"\n\n[z]\nb = 2\n"
 	os.WriteFile(path, []byte(orig), 0o600)
-	if _, err := in.InstallMCP(path, "/new/mnemo", nil); err != nil {
+	if _, err := in.InstallMCP(path, claudecode.MCPOptions{Mnemo: "/new/mnemo", Now: nil}); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := read(t, path), strings.Replace(orig, "/old/mnemo", "/new/mnemo", 1); got != want {
@@ -153,7 +153,7 @@ func TestCodexMCPRefusals(t *testing.T) {
 			in, path := codexMCP(t)
 			os.WriteFile(path, []byte(tc.file), 0o600)
 			for op, f := range map[string]func() error{
-				"install":   func() error { _, err := in.InstallMCP(path, "/opt/mnemo", nil); return err },
+				"install":   func() error { _, err := in.InstallMCP(path, claudecode.MCPOptions{Mnemo: "/opt/mnemo", Now: nil}); return err },
 				"uninstall": func() error { _, err := in.UninstallMCP(path); return err },
 			} {
 				err := f()
@@ -288,4 +288,26 @@ func read(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestCodexMCPEnv: a MNEMO_HOME of the user's is written into the server's
+// env (Codex starts MCP servers with a few variables only), unless the user
+// keeps an [mcp_servers.mnemo.env] table of their own.
+func TestCodexMCPEnv(t *testing.T) {
+	in, path := codexMCP(t)
+	o := claudecode.MCPOptions{Mnemo: "/opt/mnemo", Env: map[string]string{"MNEMO_HOME": "/data/my \"memory\""}}
+	if _, err := in.InstallMCP(path, o); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := read(t, path), "[mcp_servers.mnemo]\ncommand = \"/opt/mnemo\"\nargs = [\"mcp\"]\nenv = { MNEMO_HOME = \"/data/my \\\"memory\\\"\" }\n"; got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	if r, err := in.InstallMCP(path, o); err != nil || r.Changed {
+		t.Fatalf("second install: %+v, %v", r, err)
+	}
+	own := "[mcp_servers.mnemo]\ncommand = \"/opt/mnemo\"\nargs = [\"mcp\"]\n\n[mcp_servers.mnemo.env]\nMNEMO_HOME = \"/elsewhere\"\n"
+	os.WriteFile(path, []byte(own), 0o600)
+	if r, err := in.InstallMCP(path, o); err != nil || r.Changed {
+		t.Fatalf("with the user's env table: %+v, %v\n%s", r, err, read(t, path))
+	}
 }

@@ -47,7 +47,7 @@ type Installer struct {
 	MCPPath func(scope, dir, home string) (path, why string, err error)
 	// InstallMCP registers `<mnemo> mcp` in that file; UninstallMCP
 	// removes it.
-	InstallMCP   func(path, mnemo string, now func() time.Time) (Result, error)
+	InstallMCP   func(path string, o MCPOptions) (Result, error)
 	UninstallMCP func(path string) (Result, error)
 
 	// Rules is the project's rules file that the host reads at every
@@ -63,6 +63,28 @@ type Installer struct {
 	// Dirs and Commands are how Found recognises the host on a machine:
 	// its folders under the home, its programs on PATH.
 	Dirs, Commands []string
+}
+
+// MCPOptions say what InstallMCP registers.
+type MCPOptions struct {
+	// Mnemo is the absolute path of the mnemo binary, run as `mnemo mcp`.
+	Mnemo string
+	// Env is set in the server's environment: some hosts (Codex CLI) start
+	// MCP servers with a few variables only, so a MNEMO_HOME of the user's
+	// must be written down for the server to find the same memory.
+	Env map[string]string
+	// Now stamps the backup's name; nil means time.Now.
+	Now func() time.Time
+}
+
+// mcpEntry is Mnemo's MCP server in any host's JSON format: each host
+// fills the fields it reads.
+type mcpEntry struct {
+	Type    string            `json:"type,omitempty"`
+	Command string            `json:"command"`
+	Args    []string          `json:"args"`
+	Env     map[string]string `json:"env,omitempty"`
+	Tools   []string          `json:"tools,omitempty"`
 }
 
 // A Wiring is what an installer finds of Mnemo in a hooks file.
@@ -353,13 +375,16 @@ func hookInstaller(in Installer, f hookFormat) Installer {
 }
 
 // jsonMCP fills an installer's MCP functions for a JSON file whose key
-// (mcpServers, or VS Code's servers) lists servers, Mnemo's being entry.
-func jsonMCP(in Installer, key string, entry func(mnemo string) any) Installer {
-	in.InstallMCP = func(path, mnemo string, now func() time.Time) (Result, error) {
-		if !filepath.IsAbs(mnemo) {
-			return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", mnemo)
+// (mcpServers, or VS Code's servers) lists servers, Mnemo's being entry
+// with its command, arguments and environment.
+func jsonMCP(in Installer, key string, entry mcpEntry) Installer {
+	in.InstallMCP = func(path string, o MCPOptions) (Result, error) {
+		if !filepath.IsAbs(o.Mnemo) {
+			return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", o.Mnemo)
 		}
-		r, err := installMCPEntry(path, key, entry(mnemo), now)
+		e := entry
+		e.Command, e.Args, e.Env = o.Mnemo, []string{"mcp"}, o.Env
+		r, err := installMCPEntry(path, key, e, o.Now)
 		r.Label = "MCP server"
 		return r, err
 	}
@@ -454,8 +479,9 @@ func claudeInstaller() Installer {
 			p, err := MCPConfigPath(scope, dir, home)
 			return p, "", err
 		},
-		InstallMCP: func(path, mnemo string, now func() time.Time) (Result, error) {
-			r, err := InstallMCP(path, mnemo, now)
+		InstallMCP: func(path string, o MCPOptions) (Result, error) {
+			// Claude Code passes its environment on to MCP servers.
+			r, err := InstallMCP(path, o.Mnemo, o.Now)
 			r.Label = "MCP server"
 			return r, err
 		},
@@ -523,11 +549,11 @@ func codexInstaller() Installer {
 	}
 	mcpPath := scoped(envCodexHome, ".codex", "config.toml", filepath.Join(".codex", "config.toml"))
 	in.MCPPath = mcpAt(mcpPath, "")
-	in.InstallMCP = func(path, mnemo string, now func() time.Time) (Result, error) {
-		if !filepath.IsAbs(mnemo) {
-			return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", mnemo)
+	in.InstallMCP = func(path string, o MCPOptions) (Result, error) {
+		if !filepath.IsAbs(o.Mnemo) {
+			return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", o.Mnemo)
 		}
-		r, err := installCodexMCP(path, mnemo, now)
+		r, err := installCodexMCP(path, o)
 		r.Label = "MCP server"
 		return r, err
 	}
@@ -567,12 +593,7 @@ func geminiInstaller() Installer {
 		return "Gemini CLI runs hooks and MCP servers in trusted folders only; it asks when it first starts in one"
 	}
 	in.MCPPath = mcpAt(in.HooksPath, "")
-	return jsonMCP(in, "mcpServers", func(mnemo string) any {
-		return struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		}{mnemo, []string{"mcp"}}
-	})
+	return jsonMCP(in, "mcpServers", mcpEntry{})
 }
 
 // Cursor's hooks.json: {"version": 1, "hooks": {"<event>": [{"command",
@@ -596,12 +617,7 @@ func cursorInstaller() Installer {
 		handler: func(command string, s Stage) hostHandler { return hostHandler{Command: command, Timeout: s.Timeout} },
 	})
 	in.MCPPath = mcpAt(scoped("", ".cursor", "mcp.json", filepath.Join(".cursor", "mcp.json")), "")
-	return jsonMCP(in, "mcpServers", func(mnemo string) any {
-		return struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		}{mnemo, []string{"mcp"}}
-	})
+	return jsonMCP(in, "mcpServers", mcpEntry{})
 }
 
 // VS Code's agent hooks: a project's .github/hooks/*.json, PascalCase
@@ -610,7 +626,7 @@ func cursorInstaller() Installer {
 // there the installer is Claude Code's.
 func vscodeInstaller() Installer {
 	in := Installer{
-		Host: HostVSCode, Title: "VS Code agent hooks",
+		Host: HostVSCode, Title: "VS Code",
 		Scopes:    []string{ScopeUser, ScopeProject},
 		Events:    []string{EventSessionStart, EventUserPromptSubmit, EventPostToolUse, EventStop},
 		HooksPath: scoped("", "", "", filepath.Join(".github", "hooks", "mnemo.json")),
@@ -661,13 +677,7 @@ func vscodeInstaller() Installer {
 	}
 	in.MCPPath = mcpAt(scoped("", "", "", filepath.Join(".vscode", "mcp.json")),
 		"VS Code keeps a user's MCP servers in its profile; --scope project writes .vscode/mcp.json")
-	return jsonMCP(in, "servers", func(mnemo string) any {
-		return struct {
-			Type    string   `json:"type"`
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		}{"stdio", mnemo, []string{"mcp"}}
-	})
+	return jsonMCP(in, "servers", mcpEntry{Type: "stdio"})
 }
 
 // Copilot CLI: hook files of its own ({"version": 1, "hooks": {"<event>":
@@ -694,14 +704,7 @@ func copilotInstaller() Installer {
 		},
 	})
 	in.MCPPath = mcpAt(scoped(envCopilotHome, ".copilot", "mcp-config.json", filepath.Join(".github", "mcp.json")), "")
-	return jsonMCP(in, "mcpServers", func(mnemo string) any {
-		return struct {
-			Type    string   `json:"type"`
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-			Tools   []string `json:"tools"`
-		}{"local", mnemo, []string{"mcp"}, []string{"*"}}
-	})
+	return jsonMCP(in, "mcpServers", mcpEntry{Type: "local", Tools: []string{"*"}})
 }
 
 // Windsurf's Cascade hooks: {"hooks": {"<action>": [{command,
@@ -725,10 +728,5 @@ func windsurfInstaller() Installer {
 	})
 	in.MCPPath = mcpAt(scoped("", filepath.Join(".codeium", "windsurf"), "mcp_config.json", ""),
 		"Windsurf reads MCP servers from the user's mcp_config.json only; --scope user writes it")
-	return jsonMCP(in, "mcpServers", func(mnemo string) any {
-		return struct {
-			Command string   `json:"command"`
-			Args    []string `json:"args"`
-		}{mnemo, []string{"mcp"}}
-	})
+	return jsonMCP(in, "mcpServers", mcpEntry{})
 }

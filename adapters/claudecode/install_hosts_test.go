@@ -414,3 +414,70 @@ func TestHookCommandQuoting(t *testing.T) {
 		t.Errorf("quoted: %s", got)
 	}
 }
+
+// TestHostMCP: each host's MCP server entry, in its format, next to the
+// user's own servers, which stay; a second install changes nothing; a
+// MNEMO_HOME goes into its env; uninstall removes Mnemo's only.
+func TestHostMCP(t *testing.T) {
+	for _, tc := range []struct {
+		host, scope, key, entry string
+		file                    string // relative to the home (user) or the project
+	}{
+		{"gemini", "user", "mcpServers", `{"command":"/opt/mnemo","args":["mcp"],"env":{"MNEMO_HOME":"/data"}}`, ".gemini/settings.json"},
+		{"gemini", "project", "mcpServers", `{"command":"/opt/mnemo","args":["mcp"],"env":{"MNEMO_HOME":"/data"}}`, ".gemini/settings.json"},
+		{"cursor", "user", "mcpServers", `{"command":"/opt/mnemo","args":["mcp"],"env":{"MNEMO_HOME":"/data"}}`, ".cursor/mcp.json"},
+		{"cursor", "project", "mcpServers", `{"command":"/opt/mnemo","args":["mcp"],"env":{"MNEMO_HOME":"/data"}}`, ".cursor/mcp.json"},
+		{"vscode", "project", "servers", `{"type":"stdio","command":"/opt/mnemo","args":["mcp"],"env":{"MNEMO_HOME":"/data"}}`, ".vscode/mcp.json"},
+		{"copilot", "user", "mcpServers", `{"type":"local","command":"/opt/mnemo","args":["mcp"],"env":{"MNEMO_HOME":"/data"},"tools":["*"]}`, ".copilot/mcp-config.json"},
+		{"copilot", "project", "mcpServers", `{"type":"local","command":"/opt/mnemo","args":["mcp"],"env":{"MNEMO_HOME":"/data"},"tools":["*"]}`, ".github/mcp.json"},
+		{"windsurf", "user", "mcpServers", `{"command":"/opt/mnemo","args":["mcp"],"env":{"MNEMO_HOME":"/data"}}`, ".codeium/windsurf/mcp_config.json"},
+	} {
+		t.Run(tc.host+"/"+tc.scope, func(t *testing.T) {
+			home, dir := hostEnv(t)
+			in, _ := claudecode.InstallerFor(tc.host)
+			path, why, err := in.MCPPath(tc.scope, dir, home)
+			base := home
+			if tc.scope == "project" {
+				base = dir
+			}
+			if err != nil || why != "" || path != filepath.Join(base, tc.file) {
+				t.Fatalf("MCPPath: %q, %q, %v", path, why, err)
+			}
+			os.MkdirAll(filepath.Dir(path), 0o755)
+			var orig bytes.Buffer
+			json.Indent(&orig, []byte(`{"a":1,"`+tc.key+`":{"other":{"command":"other-server","args":[]}},"z":true}`), "", "  ")
+			orig.WriteByte('\n')
+			os.WriteFile(path, orig.Bytes(), 0o600)
+
+			o := claudecode.MCPOptions{Mnemo: "/opt/mnemo", Env: map[string]string{"MNEMO_HOME": "/data"}}
+			r, err := in.InstallMCP(path, o)
+			if err != nil || !r.Changed || r.Backup == "" || len(r.Added) != 1 {
+				t.Fatalf("install: %+v, %v", r, err)
+			}
+			data, _ := os.ReadFile(path)
+			var f map[string]json.RawMessage
+			var servers map[string]json.RawMessage
+			if err := json.Unmarshal(data, &f); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(f[tc.key], &servers); err != nil || len(servers) != 2 {
+				t.Fatalf("%s: %s, %v", tc.key, f[tc.key], err)
+			}
+			if got := compact(t, servers["mnemo"]); got != tc.entry {
+				t.Errorf("entry %s, want %s", got, tc.entry)
+			}
+			if keys := topKeys(t, data); !slices.Equal(keys, []string{"a", tc.key, "z"}) {
+				t.Errorf("keys %v", keys)
+			}
+			if r, err := in.InstallMCP(path, o); err != nil || r.Changed {
+				t.Errorf("second install: %+v, %v", r, err)
+			}
+			if r, err := in.UninstallMCP(path); err != nil || len(r.Removed) != 1 {
+				t.Fatalf("uninstall: %+v, %v", r, err)
+			}
+			if b, _ := os.ReadFile(path); !bytes.Equal(b, orig.Bytes()) {
+				t.Errorf("after uninstall:\n%s\nwant\n%s", b, orig.Bytes())
+			}
+		})
+	}
+}

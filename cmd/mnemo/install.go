@@ -21,6 +21,9 @@ import (
 	"github.com/mnemo-dev/mnemo/memory/rules"
 )
 
+// envHome is the variable that moves the Mnemo home (rpc.Home).
+const envHome = "MNEMO_HOME"
+
 // installCommand is `mnemo install <host>`, one subcommand per installer
 // of claudecode.Installers, and `mnemo install` alone, which lists the
 // hosts.
@@ -74,7 +77,16 @@ func uninstallCommand() *cli.Command {
 }
 
 func scopeFlag(in claudecode.Installer) cli.Flag {
-	return &cli.StringFlag{Name: "scope", Value: in.Scopes[0], Usage: "where: " + strings.Join(in.Scopes, ", ") + " (user: every project of yours; project: this folder's)"}
+	what := map[string]string{
+		claudecode.ScopeUser:    "user (every project of yours)",
+		claudecode.ScopeProject: "project (this folder's, shared with it)",
+		claudecode.ScopeLocal:   "local (this folder's, yours only)",
+	}
+	scopes := make([]string, len(in.Scopes))
+	for i, s := range in.Scopes {
+		scopes[i] = what[s]
+	}
+	return &cli.StringFlag{Name: "scope", Value: in.Scopes[0], Usage: strings.Join(scopes, ", ")}
 }
 
 func rulesFlag(in claudecode.Installer) cli.Flag {
@@ -154,7 +166,17 @@ func installHostMCP(c *cli.Context, in claudecode.Installer, p hostPaths) error 
 	if err != nil {
 		return err
 	}
-	res, err := in.InstallMCP(path, exe, nil)
+	o := claudecode.MCPOptions{Mnemo: exe}
+	if c.String("home") != "" || os.Getenv(envHome) != "" {
+		// A home of the user's own: hosts that start MCP servers with a
+		// few variables only (Codex CLI) must be told.
+		home, err := homeDir(c)
+		if err != nil {
+			return err
+		}
+		o.Env = map[string]string{envHome: home}
+	}
+	res, err := in.InstallMCP(path, o)
 	printResult(c, res, "MCP server installed", exe+" mcp")
 	return err
 }
@@ -205,6 +227,11 @@ func uninstallHost(c *cli.Context, in claudecode.Installer) error {
 	printResult(c, res, "hooks uninstalled", "")
 	if err != nil {
 		return err
+	}
+	if in.Note != nil {
+		if note := in.Note(p.scope); note != "" && in.Host == claudecode.HostVSCode {
+			fmt.Fprintf(c.App.Writer, "  note: %s\n", note)
+		}
 	}
 	mcpPath, _, err := in.MCPPath(p.scope, p.dir, p.home)
 	if err != nil {
