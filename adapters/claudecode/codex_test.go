@@ -153,7 +153,10 @@ func TestCodexMCPRefusals(t *testing.T) {
 			in, path := codexMCP(t)
 			os.WriteFile(path, []byte(tc.file), 0o600)
 			for op, f := range map[string]func() error{
-				"install":   func() error { _, err := in.InstallMCP(path, claudecode.MCPOptions{Mnemo: "/opt/mnemo", Now: nil}); return err },
+				"install": func() error {
+					_, err := in.InstallMCP(path, claudecode.MCPOptions{Mnemo: "/opt/mnemo", Now: nil})
+					return err
+				},
 				"uninstall": func() error { _, err := in.UninstallMCP(path); return err },
 			} {
 				err := f()
