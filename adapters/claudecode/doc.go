@@ -48,4 +48,11 @@
 // .mcp.json or a plugin's .mcp.json, not from settings.json. InstallMCP and
 // UninstallMCP edit those files (MCPConfigPath) the way Install edits the
 // settings.
+//
+// The other hosts (Hosts) have installers of their own (Installers,
+// install_hosts.go) with the same guarantees: each writes the host's hooks
+// file in its format and units, running `mnemo-hook --host <host> <event>`,
+// its MCP server, and names its rules file. Codex CLI's config.toml is
+// edited line by line (toml.go, codex.go): Mnemo's MCP server table, and
+// the trust records that Codex needs before it runs a hook.
 package claudecode

@@ -21,3 +21,7 @@ func AnswerShape(stdin []byte, host, event string) (dialect, stage string, read 
 	s, _ := stageOf(p.Host, p.HookEventName)
 	return p.Host, s, true
 }
+
+// CodexTrust exposes the trust records Codex CLI would need for Mnemo's
+// handlers of a hooks.json, to check them against what Codex computes.
+var CodexTrust = codexTrust

@@ -45,10 +45,10 @@ var Hosts = []Host{
 		Inject: []string{EventSessionStart, EventUserPromptSubmit},
 	},
 	{
-		// Codex CLI has no SessionEnd: a session's last Stop ends its
-		// last turn, and the daemon closes idle sessions.
+		// Codex CLI 0.169.0 fires SessionEnd ("reason": "other") when a
+		// session closes, its hook's timeout cut to 3 s.
 		Name: HostCodex, Title: "Codex CLI",
-		Events: stageNames(EventSessionStart, EventUserPromptSubmit, EventPostToolUse, EventStop),
+		Events: stageNames(EventSessionStart, EventUserPromptSubmit, EventPostToolUse, EventStop, EventSessionEnd),
 		Inject: []string{EventSessionStart, EventUserPromptSubmit},
 	},
 	{

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 )
 
@@ -66,6 +65,9 @@ type InstallOptions struct {
 	HookPath string
 	// Now stamps the backup's name; nil means time.Now.
 	Now func() time.Time
+	// Home is the user's home, where a host's own files are found when its
+	// variable (CODEX_HOME…) is not set: Codex CLI's trust of its hooks.
+	Home string
 }
 
 // Result says what Install or Uninstall did.
@@ -76,6 +78,15 @@ type Result struct {
 	Changed bool
 	// Backup is the copy of the previous file, when there was one to keep.
 	Backup string
+	// Deleted reports that the file was removed: a file of Mnemo's own
+	// that Uninstall left with nothing of Mnemo's in it.
+	Deleted bool
+	// Label names what the file holds for people ("hooks", "MCP server"),
+	// when the installer of a host says.
+	Label string
+	// Also lists what the same install changed in other files (Codex's
+	// trust of its hooks in config.toml).
+	Also []Result
 	// Added lists the events that had no Mnemo hook before; Updated those
 	// whose Mnemo hook changed (a moved binary, new timeouts); Removed
 	// those that lost one.
@@ -130,38 +141,16 @@ func Install(path string, o InstallOptions) (Result, error) {
 		return Result{}, fmt.Errorf("install: the hook must be an absolute path to %s, not %q", HookBinary, o.HookPath)
 	}
 	groups := HookGroups(o.HookPath)
-	return edit(path, "hooks", o.Now, func(hooks *object, r *Result) error {
-		for _, s := range Stages {
-			group, err := marshalJSON(groups[s.Event])
-			if err != nil {
-				return err
-			}
-			old, _ := hooks.get(s.Event)
-			list, err := eventList(path, s.Event, old)
-			if err != nil {
-				return err
-			}
-			kept, at, removed, err := withoutMnemo(path, s.Event, list)
-			if err != nil {
-				return err
-			}
-			if at < 0 {
-				at = len(kept)
-			}
-			list = append(kept[:at:at], append([]json.RawMessage{group}, kept[at:]...)...)
-			raw, err := marshalJSON(list)
-			if err != nil {
-				return err
-			}
-			switch {
-			case removed == 0:
-				r.Added = append(r.Added, s.Event)
-			case !equalJSON(old, raw):
-				r.Updated = append(r.Updated, s.Event)
-			}
-			hooks.set(s.Event, raw)
+	entries := make([]eventEntry, len(Stages))
+	for i, s := range Stages {
+		raw, err := marshalJSON(groups[s.Event])
+		if err != nil {
+			return Result{}, err
 		}
-		return nil
+		entries[i] = eventEntry{event: s.Event, raw: raw}
+	}
+	return edit(path, "hooks", o.Now, func(hooks *object, r *Result) error {
+		return mergeEvents(hooks, entries, claudeShape, r)
 	})
 }
 
@@ -172,39 +161,133 @@ func Install(path string, o InstallOptions) (Result, error) {
 // for Install. A missing file is no error.
 func Uninstall(path string) (Result, error) {
 	return edit(path, "hooks", nil, func(hooks *object, r *Result) error {
-		for i := 0; i < len(*hooks); i++ {
-			m := (*hooks)[i]
-			list, err := eventList(path, m.key, m.value)
-			if err != nil {
-				return err
-			}
-			kept, _, removed, err := withoutMnemo(path, m.key, list)
-			if err != nil {
-				return err
-			}
-			if removed == 0 {
-				continue
-			}
-			r.Removed = append(r.Removed, m.key)
-			if len(kept) == 0 {
-				hooks.del(m.key)
-				i--
-				continue
-			}
-			raw, err := marshalJSON(kept)
-			if err != nil {
-				return err
-			}
-			(*hooks)[i].value = raw
-		}
-		return nil
+		return removeEvents(hooks, claudeShape, r)
 	})
+}
+
+// A shape is how a host's hook file lists its handlers under each event.
+type shape struct {
+	// grouped: an event holds groups ({matcher, hooks: [handler]}), as in
+	// Claude Code, Codex and Gemini CLI; else it holds the handlers
+	// themselves, as in Cursor, VS Code, Copilot CLI and Windsurf.
+	grouped bool
+	// key is the handler's field that holds the command: "command", or
+	// Copilot CLI's "bash".
+	key string
+}
+
+var claudeShape = shape{grouped: true, key: "command"}
+
+// eventEntry is Mnemo's entry (a group or a handler) of one event.
+type eventEntry struct {
+	event string
+	raw   json.RawMessage
+}
+
+// mergeEvents puts Mnemo's entry of each event into hooks, where Mnemo's
+// old entry of that event stood (so that a moved binary is updated, not
+// duplicated), else last; everything else stays as it was.
+func mergeEvents(hooks *object, entries []eventEntry, sh shape, r *Result) error {
+	for _, e := range entries {
+		old, _ := hooks.get(e.event)
+		list, err := eventList(r.Path, e.event, old)
+		if err != nil {
+			return err
+		}
+		kept, at, removed, err := withoutMnemo(list, sh)
+		if err != nil {
+			return err
+		}
+		if at < 0 {
+			at = len(kept)
+		}
+		list = append(kept[:at:at], append([]json.RawMessage{e.raw}, kept[at:]...)...)
+		raw, err := marshalJSON(list)
+		if err != nil {
+			return err
+		}
+		switch {
+		case removed == 0:
+			r.Added = append(r.Added, e.event)
+		case !equalJSON(old, raw):
+			r.Updated = append(r.Updated, e.event)
+		}
+		hooks.set(e.event, raw)
+	}
+	return nil
+}
+
+// removeEvents takes Mnemo's handlers out of every event of hooks, with
+// the groups and events they leave empty.
+func removeEvents(hooks *object, sh shape, r *Result) error {
+	for i := 0; i < len(*hooks); i++ {
+		m := (*hooks)[i]
+		list, err := eventList(r.Path, m.key, m.value)
+		if err != nil {
+			return err
+		}
+		kept, _, removed, err := withoutMnemo(list, sh)
+		if err != nil {
+			return err
+		}
+		if removed == 0 {
+			continue
+		}
+		r.Removed = append(r.Removed, m.key)
+		if len(kept) == 0 {
+			hooks.del(m.key)
+			i--
+			continue
+		}
+		raw, err := marshalJSON(kept)
+		if err != nil {
+			return err
+		}
+		(*hooks)[i].value = raw
+	}
+	return nil
 }
 
 // edit reads the settings at path, lets change edit the object under the
 // top-level key (hooks, mcpServers), and writes the file back if anything
 // changed.
-func edit(path, key string, now func() time.Time, change func(hooks *object, r *Result) error) (Result, error) {
+func edit(path, key string, now func() time.Time, change func(sub *object, r *Result) error) (Result, error) {
+	return editFile(path, now, nil, func(root *object, r *Result) (bool, error) {
+		return editKey(root, key, r, change)
+	})
+}
+
+// editKey lets change edit the object under a top-level key of root,
+// removing the key when change emptied it. It reports whether the object
+// holds anything.
+func editKey(root *object, key string, r *Result, change func(sub *object, r *Result) error) (bool, error) {
+	raw, had := root.get(key)
+	var sub object
+	if had && string(raw) != "null" {
+		var err error
+		if sub, err = parseObject(raw); err != nil {
+			return false, fmt.Errorf("%w: %s: %q is not an object", ErrInvalidSettings, r.Path, key)
+		}
+	}
+	if err := change(&sub, r); err != nil {
+		return false, err
+	}
+	switch {
+	case len(sub) > 0:
+		root.set(key, sub.marshal())
+	case had && len(r.Removed) > 0:
+		root.del(key)
+	}
+	return len(sub) > 0, nil
+}
+
+// editFile reads the JSON file at path, lets change edit its top-level
+// object, and writes the file back if anything changed: backed up first,
+// atomically, with its mode. change reports whether what it made is worth
+// creating the file for, when there was none. drop, if not nil, says
+// whether the edited file is to be deleted instead (a file of Mnemo's own
+// with nothing of Mnemo's left in it).
+func editFile(path string, now func() time.Time, drop func(root object) bool, change func(root *object, r *Result) (keep bool, err error)) (Result, error) {
 	if now == nil {
 		now = time.Now
 	}
@@ -226,28 +309,17 @@ func edit(path, key string, now func() time.Time, change func(hooks *object, r *
 	if err != nil {
 		return r, err
 	}
-	hooksRaw, hadHooks := root.get(key)
-	var hooks object
-	if hadHooks && string(hooksRaw) != "null" {
-		if hooks, err = parseObject(hooksRaw); err != nil {
-			return r, fmt.Errorf("%w: %s: %q is not an object", ErrInvalidSettings, real, key)
-		}
-	}
-	if err := change(&hooks, &r); err != nil {
+	keep, err := change(&root, &r)
+	if err != nil {
 		return r, err
-	}
-	switch {
-	case len(hooks) > 0:
-		root.set(key, hooks.marshal())
-	case hadHooks && len(r.Removed) > 0:
-		root.del(key)
 	}
 
 	out := root.marshal()
-	if exists && equalJSON(data, out) {
+	deleting := exists && drop != nil && drop(root)
+	if exists && !deleting && equalJSON(data, out) {
 		return r, nil
 	}
-	if !exists && len(hooks) == 0 {
+	if !exists && !keep {
 		return r, nil
 	}
 	var indented bytes.Buffer
@@ -263,9 +335,22 @@ func edit(path, key string, now func() time.Time, change func(hooks *object, r *
 			return r, fmt.Errorf("settings: %w", err)
 		}
 		mode = fi.Mode().Perm()
+	}
+	if exists && !deleting {
+		// A file that goes held nothing but Mnemo's: no copy of it.
 		if r.Backup, err = backup(real, data, mode, now()); err != nil {
 			return r, err
 		}
+	}
+	if deleting {
+		if err := os.Remove(real); err != nil {
+			return r, fmt.Errorf("settings: %w", err)
+		}
+		if err := syncDir(filepath.Dir(real)); err != nil {
+			return r, fmt.Errorf("settings: fsync folder: %w", err)
+		}
+		r.Changed, r.Deleted = true, true
+		return r, nil
 	}
 	if err := writeAtomic(real, indented.Bytes(), mode); err != nil {
 		return r, err
@@ -317,14 +402,25 @@ func eventList(path, event string, raw json.RawMessage) ([]json.RawMessage, erro
 	return list, nil
 }
 
-// withoutMnemo removes Mnemo's handlers from an event's groups. It
-// returns the groups left (a group left with no handler goes), the index
-// in them where the first group that held one of Mnemo's stood (-1 for
+// withoutMnemo removes Mnemo's handlers from an event's entries. It
+// returns the entries left (a group left with no handler goes), the index
+// in them where the first entry that held one of Mnemo's stood (-1 for
 // none), and how many handlers it removed. A group's other keys and other
 // handlers stay as they were.
-func withoutMnemo(path, event string, list []json.RawMessage) (kept []json.RawMessage, at, removed int, err error) {
+func withoutMnemo(list []json.RawMessage, sh shape) (kept []json.RawMessage, at, removed int, err error) {
 	at = -1
 	for _, g := range list {
+		if !sh.grouped {
+			if isMnemoHandler(g, sh.key) {
+				if at < 0 {
+					at = len(kept)
+				}
+				removed++
+				continue
+			}
+			kept = append(kept, g)
+			continue
+		}
 		group, err := parseObject(g)
 		if err != nil {
 			kept = append(kept, g) // not a group; not ours
@@ -338,10 +434,7 @@ func withoutMnemo(path, event string, list []json.RawMessage) (kept []json.RawMe
 		}
 		var left []json.RawMessage
 		for _, h := range handlers {
-			var hh struct {
-				Command string `json:"command"`
-			}
-			if json.Unmarshal(h, &hh) == nil && IsMnemoCommand(hh.Command) {
+			if isMnemoHandler(h, sh.key) {
 				removed++
 				continue
 			}
@@ -367,23 +460,23 @@ func withoutMnemo(path, event string, list []json.RawMessage) (kept []json.RawMe
 	return kept, at, removed, nil
 }
 
+// isMnemoHandler reports whether a handler's command (its field key) runs
+// mnemo-hook.
+func isMnemoHandler(h json.RawMessage, key string) bool {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(h, &fields) != nil {
+		return false
+	}
+	var command string
+	return json.Unmarshal(fields[key], &command) == nil && IsMnemoCommand(command)
+}
+
 // IsMnemoCommand reports whether a hook command runs mnemo-hook: whether
 // the base name of its program (the whole command in exec form, the first
 // word of a shell command, quoted or not) is mnemo-hook.
 func IsMnemoCommand(command string) bool {
-	c := strings.TrimSpace(command)
-	if c == "" {
-		return false
-	}
-	prog := c
-	if q := c[0]; q == '"' || q == '\'' {
-		if end := strings.IndexByte(c[1:], q); end >= 0 {
-			prog = c[1 : 1+end]
-		}
-	} else if i := strings.IndexAny(c, " \t"); i >= 0 {
-		prog = c[:i]
-	}
-	return filepath.Base(prog) == HookBinary
+	prog := commandProgram(command)
+	return prog != "" && filepath.Base(prog) == HookBinary
 }
 
 // backup copies the current settings to <path>.bak-<time>, durably.
@@ -589,30 +682,43 @@ func InstallMCP(path, mnemoPath string, now func() time.Time) (Result, error) {
 	if !filepath.IsAbs(mnemoPath) {
 		return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", mnemoPath)
 	}
-	entry, err := marshalJSON(map[string]any{"type": "stdio", "command": mnemoPath, "args": []string{"mcp"}, "env": map[string]string{}})
-	if err != nil {
-		return Result{}, err
-	}
-	return edit(path, "mcpServers", now, func(servers *object, r *Result) error {
-		old, had := servers.get(MCPServerName)
-		switch {
-		case !had:
-			r.Added = append(r.Added, "mcpServers."+MCPServerName)
-		case !equalJSON(old, entry):
-			r.Updated = append(r.Updated, "mcpServers."+MCPServerName)
-		}
-		servers.set(MCPServerName, entry)
-		return nil
-	})
+	return installMCPEntry(path, "mcpServers", map[string]any{"type": "stdio", "command": mnemoPath, "args": []string{"mcp"}, "env": map[string]string{}}, now)
 }
 
 // UninstallMCP removes the "mnemo" MCP server from the file at path, and
 // nothing else. A missing file is no error.
 func UninstallMCP(path string) (Result, error) {
-	return edit(path, "mcpServers", nil, func(servers *object, r *Result) error {
+	return uninstallMCPEntry(path, "mcpServers")
+}
+
+// installMCPEntry sets the server MCPServerName of the object under key
+// (mcpServers, or VS Code's servers) to entry.
+func installMCPEntry(path, key string, entry any, now func() time.Time) (Result, error) {
+	raw, err := marshalJSON(entry)
+	if err != nil {
+		return Result{}, err
+	}
+	name := key + "." + MCPServerName
+	return edit(path, key, now, func(servers *object, r *Result) error {
+		old, had := servers.get(MCPServerName)
+		switch {
+		case !had:
+			r.Added = append(r.Added, name)
+		case !equalJSON(old, raw):
+			r.Updated = append(r.Updated, name)
+		}
+		servers.set(MCPServerName, raw)
+		return nil
+	})
+}
+
+// uninstallMCPEntry removes the server MCPServerName from the object
+// under key.
+func uninstallMCPEntry(path, key string) (Result, error) {
+	return edit(path, key, nil, func(servers *object, r *Result) error {
 		if _, had := servers.get(MCPServerName); had {
 			servers.del(MCPServerName)
-			r.Removed = append(r.Removed, "mcpServers."+MCPServerName)
+			r.Removed = append(r.Removed, key+"."+MCPServerName)
 		}
 		return nil
 	})

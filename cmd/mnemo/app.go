@@ -115,6 +115,9 @@ type Main struct {
 	Memory *store.Memory
 	// Config is the configuration Open loaded.
 	Config Config
+
+	// rules refreshes projects' rules files after their sessions end.
+	rules *rulesRefresher
 }
 
 // Open opens the memory under Home.
@@ -166,6 +169,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 	m.Memory = mem
+	m.rules = newRulesRefresher(mem, m.Logger)
 	return nil
 }
 
@@ -174,6 +178,7 @@ func (m *Main) Close() error {
 	if m.Memory == nil {
 		return nil
 	}
+	m.rules.Close()
 	err := m.Memory.Close()
 	m.Memory = nil
 	return err

@@ -263,6 +263,20 @@ func doctorCommand() *cli.Command {
 			} else {
 				fmt.Fprintf(w, "agent        %s ok\n", cfg.Agent)
 			}
+			if rows, err := hostRows(mustGetwd()); err != nil {
+				fmt.Fprintf(w, "hosts        %v\n", err)
+			} else {
+				var sessions []memory.Session
+				serr := withDaemon(c, true, func(ctx context.Context, cl *client.Client) error {
+					r, err := cl.Sessions(ctx)
+					sessions = r.Sessions
+					return err
+				})
+				printHosts(w, rows, sessions)
+				if serr != nil {
+					fmt.Fprintf(w, "  (no last events: %v)\n", serr)
+				}
+			}
 			err = call(c, (*client.Client).Doctor, func(w io.Writer, r *memory.DoctorResult) error {
 				for _, n := range r.Notes {
 					fmt.Fprintf(w, "note         %s\n", n)

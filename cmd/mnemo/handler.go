@@ -8,6 +8,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	"github.com/mnemo-dev/mnemo/adapters/claudecode"
 	"github.com/mnemo-dev/mnemo/adapters/vscode"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
@@ -36,9 +37,19 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 		// still in a window are remembered first, and the summary is told
 		// what they changed.
 		c.editor.Stop(ctx, &p)
-		return mem.Stop(ctx, p)
+		r, err := mem.Stop(ctx, p)
+		if err == nil {
+			m.rules.ended(p.ContentSessionID, claudecode.EventStop)
+		}
+		return r, err
 	})
-	handle(mux, memory.MethodSessionEnd, mem.SessionEnd)
+	handle(mux, memory.MethodSessionEnd, func(ctx context.Context, p memory.SessionEndParams) (memory.SessionEndResult, error) {
+		r, err := mem.SessionEnd(ctx, p)
+		if err == nil {
+			m.rules.ended(p.ContentSessionID, claudecode.EventSessionEnd)
+		}
+		return r, err
+	})
 	handle(mux, memory.MethodSearch, mem.Search)
 	handle(mux, memory.MethodTimeline, mem.Timeline)
 	handle(mux, memory.MethodGetObservations, mem.Get)

@@ -2,8 +2,10 @@ package main_test
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,13 +24,14 @@ import (
 // $WORK/.claude/settings.json) and MNEMO_HOME ($WORK/mnemo), no embedding
 // model (search ranks the same on every machine), TZ=UTC, $HOSTS (the
 // documented hook payloads of the other coding agents,
-// adapters/claudecode/testdata/hosts), and the command `waitidle [n]`.
-// Daemons a script leaves running are stopped after it.
+// adapters/claudecode/testdata/hosts), and the commands `waitidle [n]`
+// and `waitfile FILE REGEXP`. Daemons a script leaves running are stopped
+// after it.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		Setup:               setupScript,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitidle": waitIdleCmd},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitidle": waitIdleCmd, "waitfile": waitFileCmd},
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 	})
@@ -109,5 +112,26 @@ func waitIdleCmd(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("after 30s: %+v, want %d observations and an empty queue", st.Counts, want)
 		}
 		time.Sleep(delay)
+	}
+}
+
+// waitFileCmd is `waitfile FILE REGEXP`: wait until FILE matches the
+// regular expression (multi-line mode), or fail after 30 s.
+func waitFileCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitfile FILE REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		b, err := os.ReadFile(ts.MkAbs(args[0]))
+		if err == nil && re.Match(b) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("after 30s %s does not match %s (%v):\n%s", args[0], args[1], err, b)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
