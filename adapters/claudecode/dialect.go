@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // wire is every field of every host's hook payload that Mnemo reads: one
@@ -91,6 +93,12 @@ func (w *wire) dialectOf(hint string) string {
 		if hint == HostVSCode {
 			return HostVSCode
 		}
+		return HostCopilot
+	case hint == HostVSCode && w.SessionID != "" && w.HookEventName != "":
+		// VS Code names its session and event in camelCase; snake_case
+		// ones at a hook of VS Code's .github/hooks file are Copilot
+		// CLI's "VS Code compatible" dialect: Copilot CLI reads that
+		// folder too.
 		return HostCopilot
 	}
 	return hint
@@ -264,7 +272,7 @@ func (w *wire) dedupeKey(host string, p *Payload) string {
 	case w.GenerationID != "":
 		mark = "gen:" + w.GenerationID
 	case len(bytes.TrimSpace(w.Timestamp)) > 0 && string(w.Timestamp) != "null":
-		mark = "time:" + string(bytes.TrimSpace(w.Timestamp))
+		mark = "time:" + timeMark(w.Timestamp)
 	default:
 		return ""
 	}
@@ -350,4 +358,19 @@ func mustJSON(v any) json.RawMessage {
 		return nil
 	}
 	return b
+}
+
+// timeMark is a host's timestamp as one text, whatever its form: Copilot
+// CLI stamps one event in ms since the epoch in its camelCase dialect and
+// in ISO 8601 in its PascalCase one, so both become ms.
+func timeMark(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	var iso string
+	if json.Unmarshal(raw, &iso) == nil {
+		if t, err := time.Parse(time.RFC3339Nano, iso); err == nil {
+			return strconv.FormatInt(t.UnixMilli(), 10)
+		}
+		return iso
+	}
+	return string(raw)
 }

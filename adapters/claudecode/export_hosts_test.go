@@ -14,3 +14,7 @@ func DecodeHostPayload(raw []byte, host, event string) (*Payload, error) {
 
 // AnswerFor is answerFor, for the tests of the hosts' answers.
 var AnswerFor = answerFor
+
+// DedupeKey is the event key a payload gets from its content, "" for one
+// that names nothing.
+func DedupeKey(p *Payload) string { return p.dedupe }

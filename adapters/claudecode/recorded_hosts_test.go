@@ -167,3 +167,41 @@ func TestRecordedOpenCodePayloads(t *testing.T) {
 		t.Errorf("apply_patch: %s %s (%v)", tu.ToolName, tu.ToolInput, err)
 	}
 }
+
+// Copilot CLI runs both its own hook file (camelCase events: the
+// camelCase dialect) and VS Code's (PascalCase events: its "VS Code
+// compatible" dialect) in a repository that has both: one tool run comes
+// twice, in two dialects, to a copilot hook and a vscode one. Both must be
+// read as Copilot CLI's, in one session, with one event key.
+func TestCopilotTwoDialectsOneEvent(t *testing.T) {
+	camel := `{"sessionId":"cp-1","timestamp":1764064803000,"cwd":"/src/shop","toolName":"edit",
+		"toolArgs":{"path":"/src/shop/cart.py","old_str":"a - b","new_str":"a + b"},
+		"toolResult":{"resultType":"success","textResultForLlm":"File edited."}}`
+	pascal := `{"hook_event_name":"PostToolUse","session_id":"cp-1","timestamp":"2025-11-25T10:00:03.000Z","cwd":"/src/shop","tool_name":"edit",
+		"tool_input":{"path":"/src/shop/cart.py","old_str":"a - b","new_str":"a + b"},
+		"tool_result":{"result_type":"success","text_result_for_llm":"File edited."}}`
+	a, err := claudecode.DecodeHostPayload([]byte(camel), claudecode.HostCopilot, "postToolUse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := claudecode.DecodeHostPayload([]byte(pascal), claudecode.HostVSCode, "PostToolUse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Host != claudecode.HostCopilot || b.Host != claudecode.HostCopilot {
+		t.Errorf("read as %s and %s, want copilot twice", a.Host, b.Host)
+	}
+	if a.SessionID != "copilot:cp-1" || b.SessionID != a.SessionID {
+		t.Errorf("sessions %q and %q, want copilot:cp-1 twice", a.SessionID, b.SessionID)
+	}
+	ka, kb := claudecode.DedupeKey(a), claudecode.DedupeKey(b)
+	if ka == "" || ka != kb {
+		t.Errorf("event keys %q and %q, want one", ka, kb)
+	}
+	// VS Code's own payload at the same hook stays VS Code's.
+	vs := `{"timestamp":"2026-11-25T10:00:03.000Z","cwd":"/src/shop","sessionId":"vs-1","hookEventName":"PostToolUse","tool_name":"editFiles","tool_input":{"files":["cart.py"]},"tool_use_id":"t1"}`
+	c, err := claudecode.DecodeHostPayload([]byte(vs), claudecode.HostVSCode, "PostToolUse")
+	if err != nil || c.Host != claudecode.HostVSCode {
+		t.Errorf("VS Code's payload read as %q (%v)", c.Host, err)
+	}
+}
