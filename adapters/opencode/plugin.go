@@ -3,6 +3,7 @@ package opencode
 import (
 	"bytes"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -83,6 +84,28 @@ func PluginSource(hookPath string) ([]byte, error) {
 	line := append([]byte("const INSTALLED_HOOK_BIN = "), lit...)
 	line = append(line, ';')
 	return bytes.Replace(pluginJS, hookBinLine, line, 1), nil
+}
+
+// InstalledHook reads a plugin file: whether it is Mnemo's plugin, and the
+// mnemo-hook path written into it ("" for the repository's copy, which
+// finds mnemo-hook on PATH).
+func InstalledHook(plugin []byte) (hook string, ok bool) {
+	if !bytes.HasPrefix(plugin, pluginMarker) {
+		return "", false
+	}
+	const prefix = "const INSTALLED_HOOK_BIN = "
+	for line := range bytes.SplitSeq(plugin, []byte("\n")) {
+		rest, found := bytes.CutPrefix(bytes.TrimSpace(line), []byte(prefix))
+		if !found {
+			continue
+		}
+		var s string
+		if json.Unmarshal(bytes.TrimSuffix(rest, []byte(";")), &s) == nil {
+			return s, true
+		}
+		return "", true
+	}
+	return "", true
 }
 
 // jsonString quotes s as a JSON (and so JavaScript) string literal.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,8 +26,8 @@ import (
 const envHome = "MNEMO_HOME"
 
 // installCommand is `mnemo install <host>`, one subcommand per installer
-// of claudecode.Installers, and `mnemo install` alone, which lists the
-// hosts.
+// (installers: claudecode's and OpenCode's), and `mnemo install` alone,
+// which lists the hosts.
 func installCommand() *cli.Command {
 	cmd := &cli.Command{
 		Name:      "install",
@@ -34,7 +35,7 @@ func installCommand() *cli.Command {
 		ArgsUsage: "[host]",
 		Action:    listHosts,
 	}
-	for _, in := range claudecode.Installers {
+	for _, in := range installers() {
 		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
 			Name:  in.Host,
 			Usage: fmt.Sprintf("merge Mnemo's hooks into %s's configuration (idempotent; each file is backed up first)", in.Title),
@@ -62,7 +63,7 @@ func uninstallCommand() *cli.Command {
 			return fmt.Errorf("unknown host %q: one of %s", c.Args().First(), installerNames())
 		},
 	}
-	for _, in := range claudecode.Installers {
+	for _, in := range installers() {
 		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
 			Name:  in.Host,
 			Usage: fmt.Sprintf("remove Mnemo's hooks and MCP server from %s's configuration, and nothing else", in.Title),
@@ -130,7 +131,7 @@ func installHost(c *cli.Context, in claudecode.Installer) error {
 		return err
 	}
 	res, err := in.Install(path, claudecode.InstallOptions{HookPath: hook, Home: p.home})
-	printResult(c, res, "hooks installed", hook)
+	printResult(c, res, cmp.Or(res.Label, "hooks")+" installed", hook)
 	if err != nil {
 		return err
 	}
@@ -224,7 +225,7 @@ func uninstallHost(c *cli.Context, in claudecode.Installer) error {
 		return err
 	}
 	res, err := in.Uninstall(path, claudecode.InstallOptions{Home: p.home})
-	printResult(c, res, "hooks uninstalled", "")
+	printResult(c, res, cmp.Or(res.Label, "hooks")+" uninstalled", "")
 	if err != nil {
 		return err
 	}
@@ -332,7 +333,7 @@ func hostRows(dir string) ([]hostRow, error) {
 		return nil, err
 	}
 	var rows []hostRow
-	for _, in := range claudecode.Installers {
+	for _, in := range installers() {
 		row := hostRow{in: in, found: in.Found(home)}
 		wiring := func(scope string) (claudecode.Wiring, error) {
 			path, err := in.HooksPath(scope, dir, home)
@@ -401,8 +402,9 @@ func listHosts(c *cli.Context) error {
 }
 
 func installerNames() string {
-	names := make([]string, len(claudecode.Installers))
-	for i, in := range claudecode.Installers {
+	all := installers()
+	names := make([]string, len(all))
+	for i, in := range all {
 		names[i] = in.Host
 	}
 	return strings.Join(names, ", ")

@@ -54,7 +54,7 @@ func newRulesRefresher(mem *store.Memory, log *slog.Logger) *rulesRefresher {
 		mem: mem, log: log, every: rulesEvery, settle: rulesSettle, timeout: rulesTimeout,
 		ctx: ctx, cancel: cancel, last: map[string]time.Time{}, pending: map[string]bool{},
 	}
-	for _, in := range claudecode.Installers {
+	for _, in := range installers() {
 		if in.Rules != "" && !slices.Contains(r.files, in.Rules) {
 			r.files = append(r.files, in.Rules)
 		}
