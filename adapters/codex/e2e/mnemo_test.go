@@ -456,8 +456,10 @@ func TestMnemoPromptRecall(t *testing.T) {
 		}
 		t.Logf("TIMING hook %s: %s", event, took)
 	}
+	// Codex 0.169.0 also fires SessionEnd (reason "other") as a session
+	// closes; mnemo install codex hooks it.
 	wantEvents := []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "PostToolUse", "PostToolUse", "PostToolUse",
-		"PostToolUse", "Stop", "SessionStart", "UserPromptSubmit", "Stop"}
+		"PostToolUse", "Stop", "SessionEnd", "SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"}
 	if !slices.Equal(events, wantEvents) {
 		t.Errorf("hook.log records the events %v, want %v", events, wantEvents)
 	}
