@@ -12,7 +12,7 @@
 // hooks (Cursor and VS Code also run the hooks of Claude Code's settings)
 // is stored once. The answer takes each host's shape (answerFor).
 //
-// It has four parts:
+// Besides the dialects, it has four parts:
 //
 //   - The hook client, RunHook, which is all that cmd/mnemo-hook runs: it
 //     reads one hook payload (Payload) from stdin, maps it onto one call of
@@ -35,10 +35,11 @@
 //     hooks into a settings.json (user or project scope, SettingsPath) and
 //     takes them out again, leaving everything else in the file as it was.
 //
-// The hook client stays small: it imports rpc and memory/privacy, never
-// memory, vector, Badger or chromem-go, so that mnemo-hook starts in a
-// millisecond or two and never touches the data directory's lock. A test
-// checks this with go list -deps.
+// The hook client stays small: it imports rpc, the domain's types (memory)
+// and memory/privacy, never memory/store, memory/local, vector, Badger or
+// chromem-go, so that mnemo-hook starts in a millisecond or two and never
+// touches the data directory's lock. A test checks this with go list
+// -deps.
 //
 // Data lives in $MNEMO_HOME, never in the plugin's folder: Claude Code
 // replaces ${CLAUDE_PLUGIN_ROOT} on every plugin update.
