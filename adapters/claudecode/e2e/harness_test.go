@@ -3,11 +3,9 @@
 package e2e_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -26,15 +24,8 @@ const claudeVersion = "2.1.330"
 // claudeBin returns the CLI to test, or skips.
 func claudeBin(t *testing.T, root string) string {
 	t.Helper()
-	bin := os.Getenv("MNEMO_CLAUDE_BIN")
-	if bin == "" {
-		bin = filepath.Join(root, ".cache", "claude-code", "node_modules", ".bin", "claude")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("Claude Code CLI not found (%v): run adapters/claudecode/e2e/setup.sh and set MNEMO_CLAUDE_BIN, "+
-			"or use adapters/claudecode/e2e/run.sh", err)
-	}
-	return bin
+	return harness.CLI(t, "Claude Code CLI", "MNEMO_CLAUDE_BIN", filepath.Join(root, ".cache", "claude-code", "node_modules", ".bin", "claude"),
+		"adapters/claudecode/e2e/setup.sh", "adapters/claudecode/e2e/run.sh")
 }
 
 // world is one isolated world: a HOME, a TMPDIR, a MNEMO_HOME, a git
@@ -160,25 +151,7 @@ func (h *world) claudeP(label, prompt string, extra ...string) *cliRun {
 
 func parseStream(t *testing.T, out []byte) []streamLine {
 	t.Helper()
-	var lines []streamLine
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var l streamLine
-		if err := json.Unmarshal(raw, &l); err != nil {
-			t.Fatalf("stream-json line %q: %v", raw, err)
-		}
-		l.Raw = append(json.RawMessage(nil), raw...)
-		lines = append(lines, l)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("read stream-json: %v", err)
-	}
-	return lines
+	return harness.Lines(t, "stream-json", out, func(l *streamLine, raw json.RawMessage) { l.Raw = raw })
 }
 
 // mustSucceed fails unless the run exited 0 with a successful result line,

@@ -47,11 +47,6 @@ func (h *world) mnemo(ctx context.Context, bin string, args ...string) (string, 
 	return harness.Command(ctx, h.Project, h.env(), bin, args...)
 }
 
-// mnemoWith binds h.mnemo to bin, for the shared harness.
-func (h *world) mnemoWith(bin string) func(context.Context, ...string) (string, error) {
-	return func(ctx context.Context, args ...string) (string, error) { return h.mnemo(ctx, bin, args...) }
-}
-
 // installMnemo puts mnemo on the CLI's PATH, runs `mnemo install claude-code
 // --scope user` and checks the hooks it wrote. It stops the daemon at the end
 // of the test.
@@ -64,7 +59,7 @@ func (h *world) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 	if err != nil {
 		t.Fatalf("mnemo %s: %v\n%s", strings.Join(mnemoInstallArgs, " "), err, out)
 	}
-	harness.StopDaemonAtEnd(t, h.MnemoHome, h.mnemoWith(mnemoBin))
+	harness.StopDaemonAtEnd(t, h.MnemoHome, mnemoBin, h.mnemo)
 
 	data, err := os.ReadFile(filepath.Join(h.Home, ".claude", "settings.json"))
 	if err != nil {
@@ -99,7 +94,7 @@ func (h *world) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 // waitForContext polls `mnemo context` until it names want.
 func (h *world) waitForContext(t *testing.T, mnemoBin, want string) string {
 	t.Helper()
-	return harness.WaitForContext(t, memoryWait, want, h.mnemoWith(mnemoBin))
+	return harness.WaitForContext(t, memoryWait, want, mnemoBin, h.mnemo)
 }
 
 // mnemoContext extracts the <mnemo-context> block of a request.

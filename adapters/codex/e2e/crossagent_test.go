@@ -23,12 +23,8 @@ import (
 // claudeBin returns the Claude Code CLI, or skips.
 func claudeBin(t *testing.T, root string) string {
 	t.Helper()
-	bin := harness.EnvOr("MNEMO_CLAUDE_BIN", filepath.Join(root, ".cache", "claude-code", "node_modules", ".bin", "claude"))
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("Claude Code CLI not found (%v): run adapters/claudecode/e2e/setup.sh and set MNEMO_CLAUDE_BIN, "+
-			"or use adapters/codex/e2e/run.sh", err)
-	}
-	return bin
+	return harness.CLI(t, "Claude Code CLI", "MNEMO_CLAUDE_BIN", filepath.Join(root, ".cache", "claude-code", "node_modules", ".bin", "claude"),
+		"adapters/claudecode/e2e/setup.sh", "adapters/codex/e2e/run.sh")
 }
 
 // claudeDone is the last reply of Claude's session; its words are Claude's

@@ -3,8 +3,6 @@
 package e2e_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,12 +34,8 @@ const providerKeyEnv = "MNEMO_E2E_OPENAI_KEY"
 // codexBin returns the CLI to test, or skips.
 func codexBin(t *testing.T, root string) string {
 	t.Helper()
-	bin := harness.EnvOr("MNEMO_CODEX_BIN", filepath.Join(root, ".cache", "codex", "node_modules", ".bin", "codex"))
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("Codex CLI not found (%v): run adapters/codex/e2e/setup.sh and set MNEMO_CODEX_BIN, "+
-			"or use adapters/codex/e2e/run.sh", err)
-	}
-	return bin
+	return harness.CLI(t, "Codex CLI", "MNEMO_CODEX_BIN", filepath.Join(root, ".cache", "codex", "node_modules", ".bin", "codex"),
+		"adapters/codex/e2e/setup.sh", "adapters/codex/e2e/run.sh")
 }
 
 // world is one isolated world: a HOME, a TMPDIR, a CODEX_HOME, a
@@ -191,25 +185,7 @@ func (h *world) exec(label, prompt string, extra ...string) *codexRun {
 
 func parseEvents(t *testing.T, out []byte) []execEvent {
 	t.Helper()
-	var events []execEvent
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var e execEvent
-		if err := json.Unmarshal(raw, &e); err != nil {
-			t.Fatalf("codex exec --json line %q: %v", raw, err)
-		}
-		e.Raw = append(json.RawMessage(nil), raw...)
-		events = append(events, e)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("read codex exec --json: %v", err)
-	}
-	return events
+	return harness.Lines(t, "codex exec --json", out, func(e *execEvent, raw json.RawMessage) { e.Raw = raw })
 }
 
 // mustSucceed fails unless the run exited 0 and its turn completed.

@@ -57,11 +57,6 @@ func (h *world) mnemo(ctx context.Context, bin string, args ...string) (string, 
 	return harness.Command(ctx, h.Project, h.env(), bin, args...)
 }
 
-// mnemoWith binds h.mnemo to bin, for the shared harness.
-func (h *world) mnemoWith(bin string) func(context.Context, ...string) (string, error) {
-	return func(ctx context.Context, args ...string) (string, error) { return h.mnemo(ctx, bin, args...) }
-}
-
 func (h *world) mustMnemo(t *testing.T, bin string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -76,7 +71,7 @@ func (h *world) mustMnemo(t *testing.T, bin string, args ...string) string {
 // stopMnemoAtEnd stops the daemon the hooks started when the test ends, and
 // keeps Mnemo's logs among the artifacts.
 func (h *world) stopMnemoAtEnd(t *testing.T, mnemoBin string) {
-	harness.StopDaemonAtEnd(t, h.MnemoHome, h.mnemoWith(mnemoBin))
+	harness.StopDaemonAtEnd(t, h.MnemoHome, mnemoBin, h.mnemo)
 }
 
 // installMnemoCodex puts mnemo on the CLIs' PATH, installs Mnemo's Codex
@@ -144,7 +139,7 @@ func (h *world) writeMnemoHooks(t *testing.T, hookBin string) {
 // waitForContext polls `mnemo context` until it names want.
 func (h *world) waitForContext(t *testing.T, mnemoBin, want string) string {
 	t.Helper()
-	return harness.WaitForContext(t, memoryWait, want, h.mnemoWith(mnemoBin))
+	return harness.WaitForContext(t, memoryWait, want, mnemoBin, h.mnemo)
 }
 
 // mnemoContext extracts a <mnemo-context> block.

@@ -3,8 +3,6 @@
 package e2e_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -26,15 +24,8 @@ const geminiVersion = "0.61.0"
 // geminiBin returns the CLI to test, or skips.
 func geminiBin(t *testing.T, root string) string {
 	t.Helper()
-	bin := os.Getenv("MNEMO_GEMINI_BIN")
-	if bin == "" {
-		bin = filepath.Join(root, ".cache", "gemini-cli", "node_modules", ".bin", "gemini")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("Gemini CLI not found (%v): run adapters/gemini/e2e/setup.sh and set MNEMO_GEMINI_BIN, "+
-			"or use adapters/gemini/e2e/run.sh", err)
-	}
-	return bin
+	return harness.CLI(t, "Gemini CLI", "MNEMO_GEMINI_BIN", filepath.Join(root, ".cache", "gemini-cli", "node_modules", ".bin", "gemini"),
+		"adapters/gemini/e2e/setup.sh", "adapters/gemini/e2e/run.sh")
 }
 
 // world is one isolated world: a HOME (which is also GEMINI_CLI_HOME), a
@@ -187,25 +178,7 @@ func (h *world) geminiP(label, prompt string, extra ...string) *cliRun {
 
 func parseStream(t *testing.T, out []byte) []streamEvent {
 	t.Helper()
-	var events []streamEvent
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var e streamEvent
-		if err := json.Unmarshal(raw, &e); err != nil {
-			t.Fatalf("stream-json line %q: %v", raw, err)
-		}
-		e.Raw = append(json.RawMessage(nil), raw...)
-		events = append(events, e)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("read stream-json: %v", err)
-	}
-	return events
+	return harness.Lines(t, "stream-json", out, func(e *streamEvent, raw json.RawMessage) { e.Raw = raw })
 }
 
 // mustSucceed fails unless the run exited 0 with a result event of status

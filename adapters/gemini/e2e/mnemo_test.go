@@ -40,11 +40,6 @@ func (h *world) mnemo(ctx context.Context, bin string, args ...string) (string, 
 	return harness.Command(ctx, h.Project, h.env(), bin, args...)
 }
 
-// mnemoWith binds h.mnemo to bin, for the shared harness.
-func (h *world) mnemoWith(bin string) func(context.Context, ...string) (string, error) {
-	return func(ctx context.Context, args ...string) (string, error) { return h.mnemo(ctx, bin, args...) }
-}
-
 // hookCommand is the command line Mnemo's Gemini hook for event runs.
 func hookCommand(hookBin, event string) string { return hookBin + " --host gemini " + event }
 
@@ -57,7 +52,7 @@ func (h *world) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 	h.path = append(h.path, filepath.Dir(mnemoBin))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	harness.StopDaemonAtEnd(t, h.MnemoHome, h.mnemoWith(mnemoBin))
+	harness.StopDaemonAtEnd(t, h.MnemoHome, mnemoBin, h.mnemo)
 
 	help, err := h.mnemo(ctx, mnemoBin, "install", "--help")
 	if err != nil {
@@ -144,7 +139,7 @@ func checkHooksQuiet(t *testing.T, r *cliRun) {
 // waitForContext polls `mnemo context` until it names want.
 func (h *world) waitForContext(t *testing.T, mnemoBin, want string) string {
 	t.Helper()
-	return harness.WaitForContext(t, memoryWait, want, h.mnemoWith(mnemoBin))
+	return harness.WaitForContext(t, memoryWait, want, mnemoBin, h.mnemo)
 }
 
 // mnemoJSON runs a mnemo command with --json and decodes its output.

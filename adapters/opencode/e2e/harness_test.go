@@ -3,8 +3,6 @@
 package e2e_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -202,19 +200,8 @@ func (h *world) opencode(label, prompt string) *cliRun {
 		return cmd
 	})
 	r := &cliRun{Label: label, Took: res.Took, Exit: res.Exit, Stdout: res.Stdout, Stderr: res.Stderr}
-	sc := bufio.NewScanner(bytes.NewReader(r.Stdout))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var e runEvent
-		if err := json.Unmarshal(raw, &e); err != nil {
-			h.t.Fatalf("opencode %s: a line of --format json is not JSON: %q: %v", label, raw, err)
-		}
-		e.Raw = append(json.RawMessage(nil), raw...)
-		r.Events = append(r.Events, e)
+	r.Events = harness.Lines(h.t, "opencode "+label+": --format json", r.Stdout, func(e *runEvent, raw json.RawMessage) { e.Raw = raw })
+	for _, e := range r.Events {
 		if r.SessionID == "" {
 			r.SessionID = e.SessionID
 		}

@@ -45,11 +45,6 @@ func (h *world) mnemo(ctx context.Context, bin string, args ...string) (string, 
 	return harness.Command(ctx, h.Project, h.env(), bin, args...)
 }
 
-// mnemoWith binds h.mnemo to bin, for the shared harness.
-func (h *world) mnemoWith(bin string) func(context.Context, ...string) (string, error) {
-	return func(ctx context.Context, args ...string) (string, error) { return h.mnemo(ctx, bin, args...) }
-}
-
 // installMnemo installs Mnemo's plugin for the user and checks that the
 // installed copy names hookBin. It stops the daemon and saves Mnemo's logs
 // at the end of the test.
@@ -57,7 +52,7 @@ func (h *world) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	harness.StopDaemonAtEnd(t, h.MnemoHome, h.mnemoWith(mnemoBin))
+	harness.StopDaemonAtEnd(t, h.MnemoHome, mnemoBin, h.mnemo)
 
 	path := filepath.Join(h.config, "opencode", "plugins", opencode.PluginName)
 	t.Setenv("XDG_CONFIG_HOME", h.config)
@@ -139,7 +134,7 @@ func waitDelivered(t *testing.T, mnemoHome, session string, want []string) []del
 // waitForContext polls `mnemo context` until it names want.
 func (h *world) waitForContext(t *testing.T, mnemoBin, want string) string {
 	t.Helper()
-	return harness.WaitForContext(t, memoryWait, want, h.mnemoWith(mnemoBin))
+	return harness.WaitForContext(t, memoryWait, want, mnemoBin, h.mnemo)
 }
 
 // fixCalcPrompt is session 1's prompt.

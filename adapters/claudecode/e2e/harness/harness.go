@@ -15,8 +15,10 @@
 package harness
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -114,6 +116,18 @@ func WriteFile(t testing.TB, path, body string) {
 	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// CLI returns the npm-installed CLI under test, called name: the path in
+// envVar, else def. It skips when the file is missing, saying to run
+// setupSh and set envVar, or to use runSh.
+func CLI(t testing.TB, name, envVar, def, setupSh, runSh string) string {
+	t.Helper()
+	bin := EnvOr(envVar, def)
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("%s not found (%v): run %s and set %s, or use %s", name, err, setupSh, envVar, runSh)
+	}
+	return bin
 }
 
 // Mnemo returns the absolute paths of the mnemo and mnemo-hook binaries
@@ -294,6 +308,34 @@ func (r *Runs) Run(name, label string, keepGroup bool, cmd func(ctx context.Cont
 	return res
 }
 
+// Lines decodes out, one JSON value a line (blank lines skipped), and
+// hands each line's bytes to raw, when it is not nil, to keep. what names
+// the output in failures.
+func Lines[T any](t testing.TB, what string, out []byte, raw func(*T, json.RawMessage)) []T {
+	t.Helper()
+	var values []T
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(line, &v); err != nil {
+			t.Fatalf("%s line %q: %v", what, line, err)
+		}
+		if raw != nil {
+			raw(&v, append(json.RawMessage(nil), line...))
+		}
+		values = append(values, v)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("read %s: %v", what, err)
+	}
+	return values
+}
+
 // Save writes an artifact file into t's folder under MNEMO_E2E_ARTIFACTS,
 // when it is set; a failure to write is logged, never fails the test.
 func Save(t testing.TB, name string, data []byte) { modelserver.SaveArtifact(t, name, data) }
@@ -309,14 +351,18 @@ func Command(ctx context.Context, dir string, env []string, bin string, args ...
 	return string(out), err
 }
 
+// MnemoFunc runs the mnemo binary bin with args, in the test's project and
+// with its CLI's environment, and returns the combined output.
+type MnemoFunc func(ctx context.Context, bin string, args ...string) (string, error)
+
 // StopDaemonAtEnd stops, when the test ends, the daemon the hooks started,
-// by `mnemo daemon stop` (StopArgs) through mnemo, and keeps Mnemo's logs among the
-// artifacts as mnemo-logs-<path>.
-func StopDaemonAtEnd(t *testing.T, mnemoHome string, mnemo func(ctx context.Context, args ...string) (string, error)) {
+// by `mnemo daemon stop` (StopArgs) through mnemo, and keeps Mnemo's logs
+// among the artifacts as mnemo-logs-<path>.
+func StopDaemonAtEnd(t *testing.T, mnemoHome, mnemoBin string, mnemo MnemoFunc) {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if out, err := mnemo(ctx, StopArgs...); err != nil {
+		if out, err := mnemo(ctx, mnemoBin, StopArgs...); err != nil {
 			t.Logf("mnemo %s: %v\n%s", strings.Join(StopArgs, " "), err, out)
 		}
 		for name, body := range Logs(t, mnemoHome) {
@@ -371,9 +417,10 @@ func CheckLogs(t testing.TB, mnemoHome string, logWarnings bool) {
 	}
 }
 
-// WaitForContext polls `mnemo context` (ContextArgs) through mnemo until its output names
-// want, for at most wait, logs how long that took and returns the output.
-func WaitForContext(t testing.TB, wait time.Duration, want string, mnemo func(ctx context.Context, args ...string) (string, error)) string {
+// WaitForContext polls `mnemo context` (ContextArgs) through mnemo until
+// its output names want, for at most wait, logs how long that took and
+// returns the output.
+func WaitForContext(t testing.TB, wait time.Duration, want, mnemoBin string, mnemo MnemoFunc) string {
 	t.Helper()
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
@@ -381,7 +428,7 @@ func WaitForContext(t testing.TB, wait time.Duration, want string, mnemo func(ct
 	var out string
 	var err error
 	for ctx.Err() == nil {
-		out, err = mnemo(ctx, ContextArgs...)
+		out, err = mnemo(ctx, mnemoBin, ContextArgs...)
 		if err == nil && strings.Contains(out, want) {
 			t.Logf("TIMING memory: `mnemo context` named %s %.2fs after the session", want, time.Since(began).Seconds())
 			return out
