@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/modelserver"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/local"
@@ -28,8 +28,6 @@ import (
 // the scripted Messages API, through a real store.Memory. Run them with
 // memory/observer/e2e.sh: it installs the pinned CLI and runs this test
 // binary in a loopback-only network namespace.
-
-const systemPath = "/usr/local/bin:/usr/bin:/bin"
 
 // e2eWorld is one isolated world: a HOME, the agent's folders, a memory
 // folder and a scripted model server.
@@ -46,7 +44,7 @@ type e2eWorld struct {
 
 func newE2E(t *testing.T, script modelserver.Script) *e2eWorld {
 	t.Helper()
-	requireLoopbackOnly(t)
+	harness.RequireLoopbackOnly(t, "memory/observer/e2e.sh")
 	w := &e2eWorld{t: t, cli: claudeBin(t), base: isolate(t), marker: modelserver.Marker(script.Name), started: time.Now()}
 	w.home = os.Getenv("HOME")
 	w.agents = filepath.Join(w.base, "mnemo", "agents")
@@ -80,7 +78,7 @@ func (w *e2eWorld) options(o observer.Options) observer.Options {
 	o.AgentsDir = w.agents
 	o.ExtraSystemPrompt = w.marker
 	o.Env = []string{
-		"PATH=" + systemPath, "HOME=" + w.home, "TMPDIR=" + mkdirAll(w.t, w.base, "tmp"), "LANG=C.UTF-8",
+		"PATH=" + harness.SystemPath, "HOME=" + w.home, "TMPDIR=" + harness.Mkdir(w.t, w.base, "tmp"), "LANG=C.UTF-8",
 		"ANTHROPIC_BASE_URL=" + w.srv.URL(), "ANTHROPIC_API_KEY=dummy",
 		"DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
 	}
@@ -125,7 +123,7 @@ func (w *e2eWorld) execs(id string) []string {
 	return out
 }
 
-func (w *e2eWorld) save(name string, data []byte) { modelserver.SaveArtifact(w.t, name, data) }
+func (w *e2eWorld) save(name string, data []byte) { harness.Save(w.t, name, data) }
 
 // saveArtifacts keeps the stream logs and the server's requests.
 func (w *e2eWorld) saveArtifacts() {
@@ -143,35 +141,6 @@ func (w *e2eWorld) saveArtifacts() {
 	})
 }
 
-func mkdirAll(t testing.TB, parts ...string) string {
-	t.Helper()
-	dir := filepath.Join(parts...)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-// requireLoopbackOnly skips unless the only network interface is an up
-// loopback: the CLI must not reach beyond 127.0.0.1.
-func requireLoopbackOnly(t *testing.T) {
-	t.Helper()
-	ifaces, err := net.Interfaces()
-	if err != nil {
-		t.Fatalf("list network interfaces: %v", err)
-	}
-	up := false
-	for _, ifc := range ifaces {
-		if ifc.Flags&net.FlagLoopback == 0 {
-			t.Skipf("network interface %s is not loopback: run memory/observer/e2e.sh", ifc.Name)
-		}
-		up = up || ifc.Flags&net.FlagUp != 0
-	}
-	if !up {
-		t.Skip("loopback is down: run memory/observer/e2e.sh")
-	}
-}
-
 // claudeBin is the CLI under test: MNEMO_CLAUDE_BIN, else the one
 // setup.sh installs under <repo>/.cache/claude-code.
 func claudeBin(t *testing.T) string {
@@ -179,10 +148,7 @@ func claudeBin(t *testing.T) string {
 	if bin := os.Getenv("MNEMO_CLAUDE_BIN"); bin != "" {
 		return bin
 	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := harness.RepoRoot(t)
 	for _, p := range []string{"node_modules/.bin/claude", "node_modules/@anthropic-ai/claude-code/bin/claude.exe"} {
 		bin := filepath.Join(root, ".cache", "claude-code", p)
 		if fi, err := os.Stat(bin); err == nil && !fi.IsDir() {
@@ -571,7 +537,7 @@ func TestE2EDemoSession(t *testing.T) {
 		t.Skipf("the recorded demo session: %v", err)
 	}
 	w := newE2E(t, demoScript())
-	project := mkdirAll(t, w.base, "billing-api")
+	project := harness.Mkdir(t, w.base, "billing-api")
 	csid := "demo-session-1"
 
 	play := func(m *mem) {

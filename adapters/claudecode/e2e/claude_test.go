@@ -55,8 +55,8 @@ var fixCalcTools = []toolStep{
 // runFixCalc runs session 1 and checks, from the CLI's stream-json and from
 // the model server's requests, that every tool ran and that its result came
 // back to the model.
-func (h *harness) runFixCalc(t *testing.T) *cliRun {
-	if err := h.srv.Register(fixCalcScript(h.project)); err != nil {
+func (h *world) runFixCalc(t *testing.T) *cliRun {
+	if err := h.srv.Register(fixCalcScript(h.Project)); err != nil {
 		t.Fatal(err)
 	}
 	run := h.claudeP("fix-calc", modelserver.Marker("fix-calc")+" make sh test.sh pass")
@@ -130,7 +130,7 @@ func (h *harness) runFixCalc(t *testing.T) *cliRun {
 	}
 
 	// The edits are on disk and the tests pass outside the CLI too.
-	data, err := os.ReadFile(filepath.Join(h.project, "calc.py"))
+	data, err := os.ReadFile(filepath.Join(h.Project, "calc.py"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,11 +138,11 @@ func (h *harness) runFixCalc(t *testing.T) *cliRun {
 		t.Errorf("calc.py after the session:\n%s", got)
 	}
 	cmd := exec.Command("sh", "test.sh")
-	cmd.Dir = h.project
+	cmd.Dir = h.Project
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("sh test.sh after the session: %v\n%s", err, out)
 	}
-	if st := h.git("status", "--porcelain"); strings.TrimSpace(st) != "M calc.py" {
+	if st := h.Git(t, "status", "--porcelain"); strings.TrimSpace(st) != "M calc.py" {
 		t.Errorf("git status after the session: %q", st)
 	}
 	return run
@@ -197,7 +197,7 @@ func userLines(t *testing.T, texts ...string) []byte {
 // marker must not steal the conversation from the system-prompt script.
 func TestMemoryAgentStreamJSON(t *testing.T) {
 	h := newHarness(t)
-	if err := h.srv.Register(observerScript(), fixCalcScript(h.project)); err != nil {
+	if err := h.srv.Register(observerScript(), fixCalcScript(h.Project)); err != nil {
 		t.Fatal(err)
 	}
 	const session = "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9"
@@ -310,7 +310,7 @@ func readHookCalls(t *testing.T, dir string) []hookCall {
 // on stdin, and its additionalContext reaches the model.
 func TestHookContract(t *testing.T) {
 	h := newHarness(t)
-	probe := filepath.Join(h.home, "hook-probe.sh")
+	probe := filepath.Join(h.Home, "hook-probe.sh")
 	if err := os.WriteFile(probe, []byte(hookProbe), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -326,10 +326,10 @@ func TestHookContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(h.home, ".claude"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(h.Home, ".claude"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(h.home, ".claude", "settings.json"), settings, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(h.Home, ".claude", "settings.json"), settings, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.srv.Register(modelserver.Script{Name: "hooks", Steps: []modelserver.Step{
@@ -343,7 +343,7 @@ func TestHookContract(t *testing.T) {
 	run.mustSucceed(t)
 	session := run.init(t).SessionID
 
-	calls := readHookCalls(t, filepath.Join(h.home, "hook-calls"))
+	calls := readHookCalls(t, filepath.Join(h.Home, "hook-calls"))
 	count := map[string]int{}
 	for _, c := range calls {
 		ev := c.Payload.Event
@@ -351,11 +351,11 @@ func TestHookContract(t *testing.T) {
 		if !slices.Equal(c.Args, []string{ev}) {
 			t.Errorf("%s hook args %q, want [%s]", ev, c.Args, ev)
 		}
-		if c.Payload.SessionID != session || c.Payload.Cwd != h.project {
-			t.Errorf("%s hook payload session %q cwd %q, want %q %q", ev, c.Payload.SessionID, c.Payload.Cwd, session, h.project)
+		if c.Payload.SessionID != session || c.Payload.Cwd != h.Project {
+			t.Errorf("%s hook payload session %q cwd %q, want %q %q", ev, c.Payload.SessionID, c.Payload.Cwd, session, h.Project)
 		}
-		if c.MnemoHome != h.mnemoHome {
-			t.Errorf("%s hook sees MNEMO_HOME=%q, want %q", ev, c.MnemoHome, h.mnemoHome)
+		if c.MnemoHome != h.MnemoHome {
+			t.Errorf("%s hook sees MNEMO_HOME=%q, want %q", ev, c.MnemoHome, h.MnemoHome)
 		}
 		switch ev {
 		case "PostToolUse":

@@ -19,7 +19,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -28,6 +27,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/modelserver"
 	"github.com/mnemo-dev/mnemo/memory"
 )
@@ -35,59 +35,22 @@ import (
 var (
 	// mnemoInstallArgs installs the hooks into $HOME/.claude/settings.json.
 	mnemoInstallArgs = []string{"install", "claude-code", "--scope", "user"}
-	// mnemoContextArgs prints the context SessionStart would inject for the
-	// project of the working directory.
-	mnemoContextArgs = []string{"context"}
-	// mnemoStopArgs stops the daemon.
-	mnemoStopArgs = []string{"daemon", "stop"}
 	// mnemoStages are the hook events Mnemo installs.
 	mnemoStages = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "SessionEnd"}
 	// memoryWait bounds the wait for session 1's events to become context.
 	memoryWait = 30 * time.Second
 )
 
-// requireMnemo returns the mnemo and mnemo-hook binaries, or skips.
-func requireMnemo(t *testing.T, root string) (mnemoBin, hookBin string) {
-	t.Helper()
-	mnemoBin = envOr("MNEMO_BIN", filepath.Join(root, "bin", "mnemo"))
-	hookBin = envOr("MNEMO_HOOK_BIN", filepath.Join(root, "bin", "mnemo-hook"))
-	for _, bin := range []string{mnemoBin, hookBin} {
-		if _, err := os.Stat(bin); err != nil {
-			t.Skipf("Mnemo binary missing (%v): build bin/mnemo and bin/mnemo-hook (or set MNEMO_BIN, MNEMO_HOOK_BIN)", err)
-		}
-	}
-	for _, p := range []*string{&mnemoBin, &hookBin} {
-		abs, err := filepath.Abs(*p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*p = abs
-	}
-	return mnemoBin, hookBin
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
 // mnemo runs the mnemo command line in the project, with the CLI's
 // environment (same HOME and MNEMO_HOME), and returns its combined output.
-func (h *harness) mnemo(ctx context.Context, bin string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = h.project
-	cmd.Env = h.env()
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+func (h *world) mnemo(ctx context.Context, bin string, args ...string) (string, error) {
+	return harness.Command(ctx, h.Project, h.env(), bin, args...)
 }
 
 // installMnemo puts mnemo on the CLI's PATH, runs `mnemo install claude-code
 // --scope user` and checks the hooks it wrote. It stops the daemon at the end
 // of the test.
-func (h *harness) installMnemo(t *testing.T, mnemoBin, hookBin string) {
+func (h *world) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 	t.Helper()
 	h.path = append(h.path, filepath.Dir(mnemoBin))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -96,18 +59,9 @@ func (h *harness) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 	if err != nil {
 		t.Fatalf("mnemo %s: %v\n%s", strings.Join(mnemoInstallArgs, " "), err, out)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if out, err := h.mnemo(ctx, mnemoBin, mnemoStopArgs...); err != nil {
-			t.Logf("mnemo %s: %v\n%s", strings.Join(mnemoStopArgs, " "), err, out)
-		}
-		for name, body := range readHookLogs(t, h.mnemoHome) {
-			h.save("mnemo-logs-"+strings.ReplaceAll(name, string(filepath.Separator), "_"), []byte(body))
-		}
-	})
+	harness.StopDaemonAtEnd(t, h.MnemoHome, mnemoBin, h.mnemo)
 
-	data, err := os.ReadFile(filepath.Join(h.home, ".claude", "settings.json"))
+	data, err := os.ReadFile(filepath.Join(h.Home, ".claude", "settings.json"))
 	if err != nil {
 		t.Fatalf("settings written by mnemo install: %v", err)
 	}
@@ -137,65 +91,10 @@ func (h *harness) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 	}
 }
 
-// readHookLogs returns every file under $MNEMO_HOME/logs, by path relative
-// to that folder.
-func readHookLogs(t *testing.T, mnemoHome string) map[string]string {
-	t.Helper()
-	logs := map[string]string{}
-	dir := filepath.Join(mnemoHome, "logs")
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		logs[rel] = string(data)
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
-		t.Errorf("read hook logs: %v", err)
-	}
-	return logs
-}
-
-// errorLine matches an error record of slog's text or JSON handler.
-var errorLine = regexp.MustCompile(`level=ERROR|"level":"ERROR"`)
-
-// checkHookLogs fails on error records in Mnemo's logs.
-func checkHookLogs(t *testing.T, mnemoHome string) {
-	t.Helper()
-	for name, body := range readHookLogs(t, mnemoHome) {
-		for _, line := range strings.Split(body, "\n") {
-			if errorLine.MatchString(line) {
-				t.Errorf("%s: %s", name, line)
-			}
-		}
-	}
-}
-
 // waitForContext polls `mnemo context` until it names want.
-func (h *harness) waitForContext(t *testing.T, mnemoBin, want string) string {
+func (h *world) waitForContext(t *testing.T, mnemoBin, want string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), memoryWait)
-	defer cancel()
-	var out string
-	var err error
-	for ctx.Err() == nil {
-		out, err = h.mnemo(ctx, mnemoBin, mnemoContextArgs...)
-		if err == nil && strings.Contains(out, want) {
-			return out
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	t.Fatalf("mnemo %s did not name %s within %v (last error %v):\n%s",
-		strings.Join(mnemoContextArgs, " "), want, memoryWait, err, out)
-	return ""
+	return harness.WaitForContext(t, memoryWait, want, mnemoBin, h.mnemo)
 }
 
 // mnemoContext extracts the <mnemo-context> block of a request.
@@ -206,7 +105,7 @@ var mnemoContext = regexp.MustCompile(`(?s)<mnemo-context[^>]*>.*?</mnemo-contex
 // <mnemo-context> that names calc.py, and the model sees it.
 func TestMnemoRecallAcrossSessions(t *testing.T) {
 	h := newHarness(t)
-	mnemoBin, hookBin := requireMnemo(t, h.root)
+	mnemoBin, hookBin := harness.Mnemo(t, h.root)
 	h.installMnemo(t, mnemoBin, hookBin)
 
 	first := h.runFixCalc(t)
@@ -238,7 +137,7 @@ func TestMnemoRecallAcrossSessions(t *testing.T) {
 	case !strings.Contains(block, "calc.py"):
 		t.Errorf("session 2's <mnemo-context> does not name calc.py:\n%s", block)
 	}
-	checkHookLogs(t, h.mnemoHome)
+	harness.CheckLogs(t, h.MnemoHome, false)
 }
 
 // TestMnemoMCPSearch: `mnemo install claude-code` also registers the MCP
@@ -250,7 +149,7 @@ func TestMnemoMCPSearch(t *testing.T) {
 	// ToolSearch for them; off, the scripted model can call the tool in its
 	// first turn.
 	h.extraEnv = append(h.extraEnv, "ENABLE_TOOL_SEARCH=false")
-	mnemoBin, hookBin := requireMnemo(t, h.root)
+	mnemoBin, hookBin := harness.Mnemo(t, h.root)
 	h.installMnemo(t, mnemoBin, hookBin)
 	h.runFixCalc(t)
 	h.waitForContext(t, mnemoBin, "calc.py")
@@ -280,7 +179,7 @@ func TestMnemoMCPSearch(t *testing.T) {
 	if res.IsError || !strings.Contains(text, "calc.py") || !strings.Contains(text, `"id":`) || strings.Contains(text, "snippet") {
 		t.Fatalf("mcp__mnemo__search returned (error=%t):\n%s", res.IsError, text)
 	}
-	checkHookLogs(t, h.mnemoHome)
+	harness.CheckLogs(t, h.MnemoHome, false)
 }
 
 // hookContext returns the additionalContext the run's hook for event
@@ -331,8 +230,8 @@ var hookTook = regexp.MustCompile(`msg=delivered event=UserPromptSubmit .* took=
 // gets none of them twice. The hook answers within its deadline each time.
 func TestMnemoPromptRecall(t *testing.T) {
 	h := newHarness(t)
-	mnemoBin, hookBin := requireMnemo(t, h.root)
-	if err := os.WriteFile(filepath.Join(h.mnemoHome, "settings.json"), []byte(`{"contextBytes": 512}`), 0o600); err != nil {
+	mnemoBin, hookBin := harness.Mnemo(t, h.root)
+	if err := os.WriteFile(filepath.Join(h.MnemoHome, "settings.json"), []byte(`{"contextBytes": 512}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	h.extraEnv = append(h.extraEnv, "MNEMO_LOG_LEVEL=debug") // the hook logs how long it took
@@ -384,7 +283,7 @@ func TestMnemoPromptRecall(t *testing.T) {
 		}
 	}
 
-	took := hookTook.FindAllStringSubmatch(readHookLogs(t, h.mnemoHome)["hook.log"], -1)
+	took := hookTook.FindAllStringSubmatch(harness.Logs(t, h.MnemoHome)["hook.log"], -1)
 	if len(took) < 3 { // session 1's prompt and session 2's two
 		t.Errorf("hook.log records %d delivered prompts, want 3", len(took))
 	}
@@ -395,5 +294,5 @@ func TestMnemoPromptRecall(t *testing.T) {
 		}
 		t.Logf("TIMING hook UserPromptSubmit: %s", m[1])
 	}
-	checkHookLogs(t, h.mnemoHome)
+	harness.CheckLogs(t, h.MnemoHome, false)
 }

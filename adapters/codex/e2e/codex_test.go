@@ -67,7 +67,7 @@ var fixCalcTools = []toolStep{
 // runFixCalc runs session 1 and checks, from the CLI's --json events, from
 // the model server's requests and from the project, that every tool ran and
 // that its result came back to the model.
-func (h *harness) runFixCalc(t *testing.T, extra ...string) *codexRun {
+func (h *world) runFixCalc(t *testing.T, extra ...string) *codexRun {
 	t.Helper()
 	h.srv.register(fixCalcScript())
 	run := h.exec("fix-calc", "SCENARIO:fix-calc make sh test.sh pass", extra...)
@@ -98,7 +98,7 @@ func (h *harness) runFixCalc(t *testing.T, extra ...string) *codexRun {
 			got.ExitCode == nil || *got.ExitCode != want.exitCode):
 			t.Errorf("tool %d: command %q exit %v, want %q exit %d", i, got.Command, got.ExitCode, want.command, want.exitCode)
 		case want.kind == "file_change" && (got.Status != "completed" || len(got.Changes) != 1 ||
-			got.Changes[0].Path != filepath.Join(h.project, "calc.py") || got.Changes[0].Kind != "update"):
+			got.Changes[0].Path != filepath.Join(h.Project, "calc.py") || got.Changes[0].Kind != "update"):
 			t.Errorf("tool %d: file change %+v, want calc.py updated", i, got)
 		}
 	}
@@ -124,7 +124,7 @@ func (h *harness) runFixCalc(t *testing.T, extra ...string) *codexRun {
 		}
 	}
 
-	data, err := os.ReadFile(filepath.Join(h.project, "calc.py"))
+	data, err := os.ReadFile(filepath.Join(h.Project, "calc.py"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,18 +16,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/modelserver"
 )
 
 // claudeBin returns the Claude Code CLI, or skips.
 func claudeBin(t *testing.T, root string) string {
 	t.Helper()
-	bin := envOr("MNEMO_CLAUDE_BIN", filepath.Join(root, ".cache", "claude-code", "node_modules", ".bin", "claude"))
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("Claude Code CLI not found (%v): run adapters/claudecode/e2e/setup.sh and set MNEMO_CLAUDE_BIN, "+
-			"or use adapters/codex/e2e/run.sh", err)
-	}
-	return bin
+	return harness.CLI(t, "Claude Code CLI", "MNEMO_CLAUDE_BIN", filepath.Join(root, ".cache", "claude-code", "node_modules", ".bin", "claude"),
+		"adapters/claudecode/e2e/setup.sh", "adapters/codex/e2e/run.sh")
 }
 
 // claudeDone is the last reply of Claude's session; its words are Claude's
@@ -86,7 +83,7 @@ func claudeResult(t *testing.T, r *codexRun) string {
 // calc.py and Claude's own closing words), and the model receives it.
 func TestMnemoClaudeThenCodex(t *testing.T) {
 	h := newHarness(t)
-	mnemoBin, hookBin := requireMnemo(t, h.root)
+	mnemoBin, hookBin := harness.Mnemo(t, h.root)
 	claude := claudeBin(t, h.root)
 	h.installMnemoCodex(t, mnemoBin, hookBin)
 	t.Logf("mnemo %s:\n%s", strings.Join(mnemoInstallClaudeArgs, " "), h.mustMnemo(t, mnemoBin, mnemoInstallClaudeArgs...))
@@ -104,7 +101,7 @@ func TestMnemoClaudeThenCodex(t *testing.T) {
 			t.Errorf("close Claude's model server: %v", err)
 		}
 	})
-	if err := msrv.Register(claudeFixCalc(h.project)); err != nil {
+	if err := msrv.Register(claudeFixCalc(h.Project)); err != nil {
 		t.Fatal(err)
 	}
 	claudeEnv := []string{
@@ -119,7 +116,7 @@ func TestMnemoClaudeThenCodex(t *testing.T) {
 	run := h.runBin("claude-fix-calc", claude, claudeEnv, "-p", modelserver.Marker("claude-fix-calc")+" make sh test.sh pass",
 		"--permission-mode", "bypassPermissions", "--output-format", "stream-json", "--verbose")
 	claudeSession := claudeResult(t, run)
-	data, err := os.ReadFile(filepath.Join(h.project, "calc.py"))
+	data, err := os.ReadFile(filepath.Join(h.Project, "calc.py"))
 	if err != nil || !strings.Contains(string(data), "return a * b") || !strings.Contains(string(data), "return a + b") {
 		t.Fatalf("calc.py after Claude's session (%v):\n%s", err, data)
 	}
@@ -137,5 +134,5 @@ func TestMnemoClaudeThenCodex(t *testing.T) {
 		t.Errorf("Codex's <mnemo-context> lacks the Claude session's summary (%q):\n%s", claudeDone, block)
 	}
 	h.checkSession(t, mnemoBin, codexRun.threadID(t))
-	checkMnemoLogs(t, h.mnemoHome)
+	harness.CheckLogs(t, h.MnemoHome, false)
 }

@@ -3,23 +3,17 @@
 package e2e_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode/modelserver"
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 )
 
 // runTimeout bounds one codex run; an offline `codex exec` of six model
@@ -37,124 +31,55 @@ const codexModel = "gpt-5.5"
 // providerKeyEnv is the variable that holds the scripted provider's API key.
 const providerKeyEnv = "MNEMO_E2E_OPENAI_KEY"
 
-// repoRoot finds the module root above the working directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(data, []byte("module github.com/mnemo-dev/mnemo\n")) {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("mnemo's go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
 // codexBin returns the CLI to test, or skips.
 func codexBin(t *testing.T, root string) string {
 	t.Helper()
-	bin := envOr("MNEMO_CODEX_BIN", filepath.Join(root, ".cache", "codex", "node_modules", ".bin", "codex"))
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("Codex CLI not found (%v): run adapters/codex/e2e/setup.sh and set MNEMO_CODEX_BIN, "+
-			"or use adapters/codex/e2e/run.sh", err)
-	}
-	return bin
+	return harness.CLI(t, "Codex CLI", "MNEMO_CODEX_BIN", filepath.Join(root, ".cache", "codex", "node_modules", ".bin", "codex"),
+		"adapters/codex/e2e/setup.sh", "adapters/codex/e2e/run.sh")
 }
 
-// requireLoopbackOnly skips unless the test runs in a network namespace whose
-// only interface is an up loopback, so that the CLI cannot reach the internet.
-func requireLoopbackOnly(t *testing.T) {
-	t.Helper()
-	ifaces, err := net.Interfaces()
-	if err != nil {
-		t.Fatalf("list network interfaces: %v", err)
-	}
-	up := false
-	for _, ifc := range ifaces {
-		if ifc.Flags&net.FlagLoopback == 0 {
-			t.Skipf("network interface %s is not loopback: run inside `unshare -n` "+
-				"(adapters/codex/e2e/run.sh does)", ifc.Name)
-		}
-		up = up || ifc.Flags&net.FlagUp != 0
-	}
-	if !up {
-		t.Skip("loopback interface is down: run `ip link set lo up` inside the namespace (run.sh does)")
-	}
-}
-
-// harness is one isolated world: a HOME, a TMPDIR, a CODEX_HOME, a
+// world is one isolated world: a HOME, a TMPDIR, a CODEX_HOME, a
 // MNEMO_HOME, a git project and a scripted Responses API.
-type harness struct {
+type world struct {
+	harness.World
 	t         *testing.T
 	root      string // the repository
 	codex     string // the Codex CLI
-	base      string
-	home      string
-	tmp       string
 	codexHome string
-	mnemoHome string
-	project   string
 	srv       *responsesServer
 	path      []string // PATH entries placed before the system ones
 	extraEnv  []string // more of the CLIs' environment, for one test
-	runs      int
+	runs      harness.Runs
 }
 
 // newHarness builds the isolated world and writes Codex's config.toml. It
 // skips when the CLI or the network namespace is missing.
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T) *world {
 	t.Helper()
-	requireLoopbackOnly(t)
-	root := repoRoot(t)
-	h := &harness{t: t, root: root, codex: codexBin(t, root)}
-	h.base = t.TempDir()
-	h.home = mkdir(t, h.base, "home")
+	harness.RequireLoopbackOnly(t, "adapters/codex/e2e/run.sh")
+	root := harness.RepoRoot(t)
+	h := &world{t: t, root: root, codex: codexBin(t, root), World: harness.Home(t),
+		runs: harness.Runs{T: t, Ext: ".stdout", Max: runTimeout}}
 	// Codex refuses to put its helper links in a CODEX_HOME under TMPDIR:
 	// the two are siblings.
-	h.tmp = mkdir(t, h.base, "tmp")
-	h.codexHome = mkdir(t, h.base, "codex-home")
-	h.mnemoHome = mkdir(t, h.base, "mnemo")
-	h.project = mkdir(t, h.base, "calc-project")
+	h.codexHome = harness.Mkdir(t, h.Base, "codex-home")
 	h.srv = startResponses(t)
 	h.writeConfig()
-	h.writeProject()
+	h.WriteProject(t)
 	return h
 }
 
-func mkdir(t *testing.T, parts ...string) string {
-	t.Helper()
-	dir := filepath.Join(parts...)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // configPath is Codex's user config.
-func (h *harness) configPath() string { return filepath.Join(h.codexHome, "config.toml") }
+func (h *world) configPath() string { return filepath.Join(h.codexHome, "config.toml") }
 
 // hooksPath is Codex's user hooks file.
-func (h *harness) hooksPath() string { return filepath.Join(h.codexHome, "hooks.json") }
+func (h *world) hooksPath() string { return filepath.Join(h.codexHome, "hooks.json") }
 
 // writeConfig writes $CODEX_HOME/config.toml: the scripted provider, no
 // approvals and no sandbox (so that the scripted shell commands and patches
 // run), no update check, no analytics, no web search, no plugin sync (which
 // would try github.com at startup).
-func (h *harness) writeConfig() {
+func (h *world) writeConfig() {
 	h.t.Helper()
 	config := fmt.Sprintf(`model = %q
 model_provider = "mnemo-e2e"
@@ -180,71 +105,13 @@ plugins = false
 	}
 }
 
-// The project: calc.py has two bugs, test.sh fails until both are fixed
-// (the Claude Code end-to-end test's project).
-const (
-	calcPy = `def add(a, b):
-    return a - b
-
-
-def mul(a, b):
-    return a + b
-`
-	testSh = `#!/bin/sh
-# Fails (exit 1) until calc.py is fixed.
-cd "$(dirname "$0")" || exit 2
-exec python3 -B - <<'EOF'
-import calc
-assert calc.add(2, 3) == 5, "add(2, 3) should be 5, got %r" % calc.add(2, 3)
-assert calc.mul(2, 3) == 6, "mul(2, 3) should be 6, got %r" % calc.mul(2, 3)
-print("all tests passed")
-EOF
-`
-)
-
-// writeProject creates the git project with calc.py and test.sh.
-func (h *harness) writeProject() {
-	h.t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		h.t.Fatalf("the e2e project's test.sh needs python3: %v", err)
-	}
-	for name, body := range map[string]string{"calc.py": calcPy, "test.sh": testSh} {
-		if err := os.WriteFile(filepath.Join(h.project, name), []byte(body), 0o644); err != nil {
-			h.t.Fatal(err)
-		}
-	}
-	h.git("init", "-q", "-b", "main")
-	h.git("add", "calc.py", "test.sh")
-	h.git("-c", "user.name=E2E", "-c", "user.email=e2e@example.invalid", "commit", "-q", "-m", "calc: add and mul")
-}
-
-func (h *harness) git(args ...string) string {
-	h.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = h.project
-	cmd.Env = []string{"PATH=" + systemPath, "HOME=" + h.home, "GIT_CONFIG_NOSYSTEM=1", "LANG=C.UTF-8"}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		h.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-const systemPath = "/usr/local/bin:/usr/bin:/bin"
-
 // env is the CLI's whole environment (env -i style). Hooks inherit it, so
 // MNEMO_HOME is set here.
-func (h *harness) env() []string {
-	path := strings.Join(append(append([]string(nil), h.path...), systemPath), ":")
-	return append([]string{
-		"PATH=" + path,
-		"HOME=" + h.home,
-		"TMPDIR=" + h.tmp,
-		"LANG=C.UTF-8",
-		"CODEX_HOME=" + h.codexHome,
-		providerKeyEnv + "=dummy",
-		"MNEMO_HOME=" + h.mnemoHome,
-	}, h.extraEnv...)
+func (h *world) env() []string {
+	return append(append(h.World.Env(h.path...),
+		"CODEX_HOME="+h.codexHome,
+		providerKeyEnv+"=dummy",
+	), h.extraEnv...)
 }
 
 // codexRun is one finished CLI run (codex, or claude in the cross-agent test).
@@ -289,50 +156,26 @@ type execItem struct {
 // run runs the Codex CLI in the project with the isolated environment and
 // no stdin. It fails the test when the run cannot start or times out, not
 // when the CLI exits non-zero (see Exit).
-func (h *harness) run(label string, args ...string) *codexRun {
+func (h *world) run(label string, args ...string) *codexRun {
 	h.t.Helper()
 	return h.runBin(label, h.codex, nil, args...)
 }
 
 // runBin runs a CLI as run does, with more environment variables.
-func (h *harness) runBin(label, bin string, env []string, args ...string) *codexRun {
+func (h *world) runBin(label, bin string, env []string, args ...string) *codexRun {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = h.project
-	cmd.Env = append(h.env(), env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// Own process group: a timeout kills the CLI with its tool shells and hooks.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-
-	began := time.Now()
-	err := cmd.Run()
-	r := &codexRun{Label: label, Args: args, Took: time.Since(began), Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers of the group, if any
-	}
-	h.runs++
-	h.save(fmt.Sprintf("%02d-%s.stdout", h.runs, label), r.Stdout)
-	h.save(fmt.Sprintf("%02d-%s.stderr", h.runs, label), r.Stderr)
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		h.t.Fatalf("%s %s: timed out after %v\nstderr:\n%s", filepath.Base(bin), label, runTimeout, r.Stderr)
-	case errors.As(err, &exitErr):
-		r.Exit = exitErr.ExitCode()
-	case err != nil:
-		h.t.Fatalf("%s %s: %v", filepath.Base(bin), label, err)
-	}
-	h.t.Logf("TIMING %s %s: %.2fs (exit %d)", filepath.Base(bin), label, r.Took.Seconds(), r.Exit)
+	res := h.runs.Run(filepath.Base(bin), label, false, func(ctx context.Context) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Dir = h.Project
+		cmd.Env = append(h.env(), env...)
+		return cmd
+	})
+	r := &codexRun{Label: label, Args: args, Took: res.Took, Exit: res.Exit, Stdout: res.Stdout, Stderr: res.Stderr}
 	return r
 }
 
 // exec runs `codex exec --json [extra…] PROMPT` and parses its events.
-func (h *harness) exec(label, prompt string, extra ...string) *codexRun {
+func (h *world) exec(label, prompt string, extra ...string) *codexRun {
 	h.t.Helper()
 	args := append(append([]string{"exec", "--json"}, extra...), prompt)
 	r := h.run(label, args...)
@@ -342,25 +185,7 @@ func (h *harness) exec(label, prompt string, extra ...string) *codexRun {
 
 func parseEvents(t *testing.T, out []byte) []execEvent {
 	t.Helper()
-	var events []execEvent
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var e execEvent
-		if err := json.Unmarshal(raw, &e); err != nil {
-			t.Fatalf("codex exec --json line %q: %v", raw, err)
-		}
-		e.Raw = append(json.RawMessage(nil), raw...)
-		events = append(events, e)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("read codex exec --json: %v", err)
-	}
-	return events
+	return harness.Lines(t, "codex exec --json", out, func(e *execEvent, raw json.RawMessage) { e.Raw = raw })
 }
 
 // mustSucceed fails unless the run exited 0 and its turn completed.
@@ -420,4 +245,4 @@ func (r *codexRun) hookStatuses() []string {
 }
 
 // save writes an artifact file when MNEMO_E2E_ARTIFACTS is set.
-func (h *harness) save(name string, data []byte) { modelserver.SaveArtifact(h.t, name, data) }
+func (h *world) save(name string, data []byte) { harness.Save(h.t, name, data) }

@@ -22,7 +22,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -32,6 +31,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 	"github.com/mnemo-dev/mnemo/memory"
 )
 
@@ -40,9 +40,7 @@ var (
 	mnemoInstallCodexArgs = []string{"install", "codex"}
 	// mnemoInstallClaudeArgs installs the hooks into $HOME/.claude/settings.json.
 	mnemoInstallClaudeArgs = []string{"install", "claude-code", "--scope", "user"}
-	mnemoContextArgs       = []string{"context"}
 	mnemoSessionsArgs      = []string{"sessions"}
-	mnemoStopArgs          = []string{"daemon", "stop"}
 	// codexStages are the Codex events Mnemo's hooks run on.
 	codexStages = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
 	// hookTimeout is the timeout (seconds) of the hooks.json the test writes
@@ -52,37 +50,14 @@ var (
 	memoryWait = 30 * time.Second
 )
 
-// requireMnemo returns the mnemo and mnemo-hook binaries, or skips.
-func requireMnemo(t *testing.T, root string) (mnemoBin, hookBin string) {
-	t.Helper()
-	mnemoBin = envOr("MNEMO_BIN", filepath.Join(root, "bin", "mnemo"))
-	hookBin = envOr("MNEMO_HOOK_BIN", filepath.Join(root, "bin", "mnemo-hook"))
-	for _, p := range []*string{&mnemoBin, &hookBin} {
-		if _, err := os.Stat(*p); err != nil {
-			t.Skipf("Mnemo binary missing (%v): build bin/mnemo and bin/mnemo-hook (or set MNEMO_BIN, MNEMO_HOOK_BIN)", err)
-		}
-		abs, err := filepath.Abs(*p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*p = abs
-	}
-	return mnemoBin, hookBin
-}
-
 // mnemo runs the mnemo command line in the project, with the CLIs'
 // environment (same HOME, CODEX_HOME and MNEMO_HOME), and returns its
 // combined output.
-func (h *harness) mnemo(ctx context.Context, bin string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = h.project
-	cmd.Env = h.env()
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+func (h *world) mnemo(ctx context.Context, bin string, args ...string) (string, error) {
+	return harness.Command(ctx, h.Project, h.env(), bin, args...)
 }
 
-func (h *harness) mustMnemo(t *testing.T, bin string, args ...string) string {
+func (h *world) mustMnemo(t *testing.T, bin string, args ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -95,23 +70,14 @@ func (h *harness) mustMnemo(t *testing.T, bin string, args ...string) string {
 
 // stopMnemoAtEnd stops the daemon the hooks started when the test ends, and
 // keeps Mnemo's logs among the artifacts.
-func (h *harness) stopMnemoAtEnd(t *testing.T, mnemoBin string) {
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if out, err := h.mnemo(ctx, mnemoBin, mnemoStopArgs...); err != nil {
-			t.Logf("mnemo %s: %v\n%s", strings.Join(mnemoStopArgs, " "), err, out)
-		}
-		for name, body := range readMnemoLogs(t, h.mnemoHome) {
-			h.save("mnemo-logs-"+strings.ReplaceAll(name, string(filepath.Separator), "_"), []byte(body))
-		}
-	})
+func (h *world) stopMnemoAtEnd(t *testing.T, mnemoBin string) {
+	harness.StopDaemonAtEnd(t, h.MnemoHome, mnemoBin, h.mnemo)
 }
 
 // installMnemoCodex puts mnemo on the CLIs' PATH, installs Mnemo's Codex
 // hooks (`mnemo install codex`, else a hooks.json of the contract's shape),
 // checks them and makes Codex trust them.
-func (h *harness) installMnemoCodex(t *testing.T, mnemoBin, hookBin string) {
+func (h *world) installMnemoCodex(t *testing.T, mnemoBin, hookBin string) {
 	t.Helper()
 	h.path = append(h.path, filepath.Dir(mnemoBin))
 	h.stopMnemoAtEnd(t, mnemoBin)
@@ -154,7 +120,7 @@ func (h *harness) installMnemoCodex(t *testing.T, mnemoBin, hookBin string) {
 
 // writeMnemoHooks writes $CODEX_HOME/hooks.json as `mnemo install codex`
 // is to: `<abs mnemo-hook> --host codex <Event>` for each of codexStages.
-func (h *harness) writeMnemoHooks(t *testing.T, hookBin string) {
+func (h *world) writeMnemoHooks(t *testing.T, hookBin string) {
 	t.Helper()
 	file := hooksFile{Hooks: map[string][]hookGroup{}}
 	for _, stage := range codexStages {
@@ -170,67 +136,10 @@ func (h *harness) writeMnemoHooks(t *testing.T, hookBin string) {
 	}
 }
 
-// readMnemoLogs returns every file under $MNEMO_HOME/logs, by path relative
-// to that folder.
-func readMnemoLogs(t *testing.T, mnemoHome string) map[string]string {
-	t.Helper()
-	logs := map[string]string{}
-	dir := filepath.Join(mnemoHome, "logs")
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		logs[rel] = string(data)
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
-		t.Errorf("read Mnemo's logs: %v", err)
-	}
-	return logs
-}
-
-// errorLine matches an error record of slog's text or JSON handler.
-var errorLine = regexp.MustCompile(`level=ERROR|"level":"ERROR"`)
-
-// checkMnemoLogs fails on error records in Mnemo's logs.
-func checkMnemoLogs(t *testing.T, mnemoHome string) {
-	t.Helper()
-	for name, body := range readMnemoLogs(t, mnemoHome) {
-		for _, line := range strings.Split(body, "\n") {
-			if errorLine.MatchString(line) {
-				t.Errorf("%s: %s", name, line)
-			}
-		}
-	}
-}
-
 // waitForContext polls `mnemo context` until it names want.
-func (h *harness) waitForContext(t *testing.T, mnemoBin, want string) string {
+func (h *world) waitForContext(t *testing.T, mnemoBin, want string) string {
 	t.Helper()
-	began := time.Now()
-	ctx, cancel := context.WithTimeout(context.Background(), memoryWait)
-	defer cancel()
-	var out string
-	var err error
-	for ctx.Err() == nil {
-		out, err = h.mnemo(ctx, mnemoBin, mnemoContextArgs...)
-		if err == nil && strings.Contains(out, want) {
-			t.Logf("TIMING memory: `mnemo context` named %s %.2fs after the session", want, time.Since(began).Seconds())
-			return out
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	t.Fatalf("mnemo %s did not name %s within %v (last error %v):\n%s",
-		strings.Join(mnemoContextArgs, " "), want, memoryWait, err, out)
-	return ""
+	return harness.WaitForContext(t, memoryWait, want, mnemoBin, h.mnemo)
 }
 
 // mnemoContext extracts a <mnemo-context> block.
@@ -244,7 +153,7 @@ func recallScript() script {
 // checkRecall runs session 2 and checks that its first model request
 // carries a <mnemo-context> that names want, in a developer message before
 // the prompt, as SessionStart's hook context. It returns the block.
-func (h *harness) checkRecall(t *testing.T, want string) (*codexRun, string) {
+func (h *world) checkRecall(t *testing.T, want string) (*codexRun, string) {
 	t.Helper()
 	h.srv.register(recallScript())
 	run := h.exec("recall", "SCENARIO:recall what did we change last time?")
@@ -284,7 +193,7 @@ func (h *harness) checkRecall(t *testing.T, want string) (*codexRun, string) {
 // that names calc.py, and the model receives it.
 func TestMnemoRecallAcrossSessions(t *testing.T) {
 	h := newHarness(t)
-	mnemoBin, hookBin := requireMnemo(t, h.root)
+	mnemoBin, hookBin := harness.Mnemo(t, h.root)
 	h.installMnemoCodex(t, mnemoBin, hookBin)
 
 	first := h.runFixCalc(t)
@@ -298,7 +207,7 @@ func TestMnemoRecallAcrossSessions(t *testing.T) {
 		t.Error("session 2 reused session 1's thread")
 	}
 	h.save("sessions.txt", []byte(h.mustMnemo(t, mnemoBin, mnemoSessionsArgs...)))
-	checkMnemoLogs(t, h.mnemoHome)
+	harness.CheckLogs(t, h.MnemoHome, false)
 }
 
 // mnemoSession is one session of `mnemo sessions --json`.
@@ -309,7 +218,7 @@ type mnemoSession struct {
 	PromptCounter    int    `json:"promptCounter"`
 }
 
-func (h *harness) sessions(t *testing.T, mnemoBin string) []mnemoSession {
+func (h *world) sessions(t *testing.T, mnemoBin string) []mnemoSession {
 	t.Helper()
 	out := h.mustMnemo(t, mnemoBin, append(slices.Clone(mnemoSessionsArgs), "--json")...)
 	var list struct {
@@ -323,7 +232,7 @@ func (h *harness) sessions(t *testing.T, mnemoBin string) []mnemoSession {
 
 // checkSession fails unless Mnemo recorded the Codex session, with one
 // prompt, as codex:<thread> on platform codex.
-func (h *harness) checkSession(t *testing.T, mnemoBin, thread string) {
+func (h *world) checkSession(t *testing.T, mnemoBin, thread string) {
 	t.Helper()
 	want := "codex:" + thread
 	list := h.sessions(t, mnemoBin)
@@ -337,7 +246,7 @@ func (h *harness) checkSession(t *testing.T, mnemoBin, thread string) {
 
 // checkEdited fails unless an observation lists file among the files the
 // session modified (the apply_patch edits, normalised).
-func (h *harness) checkEdited(t *testing.T, mnemoBin, file string) {
+func (h *world) checkEdited(t *testing.T, mnemoBin, file string) {
 	t.Helper()
 	out := h.mustMnemo(t, mnemoBin, "search", "--json", "--file", file)
 	var hits struct {
@@ -386,8 +295,8 @@ var recalledID = regexp.MustCompile(`(?m)^- #(\d+) · `)
 // the prompt recall's budget and without what SessionStart already gave.
 func TestMnemoPromptRecall(t *testing.T) {
 	h := newHarness(t)
-	mnemoBin, hookBin := requireMnemo(t, h.root)
-	if err := os.WriteFile(filepath.Join(h.mnemoHome, "settings.json"), []byte(`{"contextBytes": 512}`), 0o600); err != nil {
+	mnemoBin, hookBin := harness.Mnemo(t, h.root)
+	if err := os.WriteFile(filepath.Join(h.MnemoHome, "settings.json"), []byte(`{"contextBytes": 512}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	h.extraEnv = append(h.extraEnv, "MNEMO_LOG_LEVEL=debug") // the hook logs what it answered
@@ -441,7 +350,7 @@ func TestMnemoPromptRecall(t *testing.T) {
 	// Every hook run was read as Codex's, the patches as edits, each
 	// within its deadline.
 	var events, tools []string
-	for _, m := range delivered.FindAllStringSubmatch(readMnemoLogs(t, h.mnemoHome)["hook.log"], -1) {
+	for _, m := range delivered.FindAllStringSubmatch(harness.Logs(t, h.MnemoHome)["hook.log"], -1) {
 		event, host, tool, took := m[1], m[2], m[3], m[4]
 		events = append(events, event)
 		if tool != "" {
@@ -466,7 +375,7 @@ func TestMnemoPromptRecall(t *testing.T) {
 	if want := []string{"Bash", "Edit", "Bash", "Edit", "Bash"}; !slices.Equal(tools, want) {
 		t.Errorf("hook.log records the tools %v, want %v (apply_patch read as Edit)", tools, want)
 	}
-	checkMnemoLogs(t, h.mnemoHome)
+	harness.CheckLogs(t, h.MnemoHome, false)
 }
 
 // delivered matches the hook log's debug record of a delivered event and

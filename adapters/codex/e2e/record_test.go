@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 )
 
 var updatePayloads = flag.Bool("update", false, "rewrite ../testdata/payloads from TestCodexHookPayloads's recording")
@@ -38,7 +40,7 @@ printf '%s\n' "$answer"
 
 // installRecorder writes the recorder and a user hooks.json that runs it
 // for recorderEvents, trusts it, and returns the folder the payloads go to.
-func (h *harness) installRecorder(t *testing.T) string {
+func (h *world) installRecorder(t *testing.T) string {
 	t.Helper()
 	dir := h.writeRecorder(t, h.hooksPath())
 	trustHooks(t, h.configPath(), h.hooksPath())
@@ -47,10 +49,10 @@ func (h *harness) installRecorder(t *testing.T) string {
 
 // writeRecorder writes the recorder and a hooks.json at hooksPath that runs
 // it for recorderEvents, and returns the folder the payloads go to.
-func (h *harness) writeRecorder(t *testing.T, hooksPath string) string {
+func (h *world) writeRecorder(t *testing.T, hooksPath string) string {
 	t.Helper()
-	dir := mkdir(t, h.base, "payloads")
-	script := filepath.Join(h.base, "record.sh")
+	dir := harness.Mkdir(t, h.Base, "payloads")
+	script := filepath.Join(h.Base, "record.sh")
 	if err := os.WriteFile(script, []byte(recorderScript), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -115,9 +117,9 @@ func (p recordedPayload) str(key string) string {
 }
 
 // scrub replaces the harness's absolute paths by placeholders.
-func (h *harness) scrub(data []byte) []byte {
+func (h *world) scrub(data []byte) []byte {
 	for _, r := range []struct{ path, name string }{
-		{h.project, "$PROJECT"}, {h.codexHome, "$CODEX_HOME"}, {h.home, "$HOME"}, {h.tmp, "$TMPDIR"},
+		{h.Project, "$PROJECT"}, {h.codexHome, "$CODEX_HOME"}, {h.Home, "$HOME"}, {h.Tmp, "$TMPDIR"},
 	} {
 		data = bytes.ReplaceAll(data, []byte(r.path), []byte(r.name))
 	}
@@ -149,9 +151,9 @@ func TestCodexHookPayloads(t *testing.T) {
 	}
 	thread := run.threadID(t)
 	for _, p := range got {
-		if p.str("session_id") != thread || p.str("cwd") != h.project || p.str("hook_event_name") != p.Event {
+		if p.str("session_id") != thread || p.str("cwd") != h.Project || p.str("hook_event_name") != p.Event {
 			t.Errorf("%s: session_id %q cwd %q hook_event_name %q, want %q %q %q",
-				p.Event, p.str("session_id"), p.str("cwd"), p.str("hook_event_name"), thread, h.project, p.Event)
+				p.Event, p.str("session_id"), p.str("cwd"), p.str("hook_event_name"), thread, h.Project, p.Event)
 		}
 	}
 
@@ -360,7 +362,7 @@ func TestCodexHookAnswers(t *testing.T) {
 // the project hooks file's path). Either alone runs nothing.
 func TestCodexProjectHooks(t *testing.T) {
 	h := newHarness(t)
-	hooks := filepath.Join(h.project, ".codex", "hooks.json")
+	hooks := filepath.Join(h.Project, ".codex", "hooks.json")
 	dir := h.writeRecorder(t, hooks)
 	h.srv.register(script{Name: "project-hooks", Steps: []step{{Text: "done"}}})
 	run := func(label string) []string {
@@ -378,7 +380,7 @@ func TestCodexProjectHooks(t *testing.T) {
 		}
 		return events
 	}
-	trustProject := fmt.Sprintf("\n[projects.%s]\ntrust_level = \"trusted\"\n", strconv.Quote(h.project))
+	trustProject := fmt.Sprintf("\n[projects.%s]\ntrust_level = \"trusted\"\n", strconv.Quote(h.Project))
 
 	// The hooks trusted, the project not.
 	if added := trustHooks(t, h.configPath(), hooks); len(added) != len(recorderEvents) {

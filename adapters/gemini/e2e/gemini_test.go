@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 )
 
 // fixCalcDone is the last reply of the fix-calc script.
@@ -60,14 +62,14 @@ func fixCalcScript(project string) apiScript {
 // runFixCalc runs a session that fixes calc.py and checks, from the CLI's
 // stream-json, the files and the server's requests, that every tool ran
 // and that its result came back to the model.
-func (h *harness) runFixCalc(t *testing.T, label string) *cliRun {
+func (h *world) runFixCalc(t *testing.T, label string) *cliRun {
 	t.Helper()
-	h.srv.register(fixCalcScript(h.project))
+	h.srv.register(fixCalcScript(h.Project))
 	before := len(h.srv.scripted("fix-calc"))
 	run := h.geminiP(label, marker("fix-calc")+" make sh test.sh pass")
 	run.mustSucceed(t)
 
-	calls := fixCalcCalls(h.project)
+	calls := fixCalcCalls(h.Project)
 	uses, results := run.of("tool_use"), run.of("tool_result")
 	if len(uses) != len(calls) || len(results) != len(calls) {
 		t.Fatalf("gemini %s: %d tool_use and %d tool_result events, want %d\n%s", label, len(uses), len(results), len(calls), run.Stdout)
@@ -102,11 +104,11 @@ func (h *harness) runFixCalc(t *testing.T, label string) *cliRun {
 			t.Errorf("the model got for %s:\n%s\nwant it to contain %q", frs[i].Name, out, want)
 		}
 	}
-	got, err := os.ReadFile(filepath.Join(h.project, "calc.py"))
+	got, err := os.ReadFile(filepath.Join(h.Project, "calc.py"))
 	if err != nil || !strings.Contains(string(got), "return a + b") || !strings.Contains(string(got), "return a * b") {
 		t.Errorf("calc.py after the session (%v):\n%s", err, got)
 	}
-	if _, err := os.Stat(filepath.Join(h.project, "CHANGES.md")); err != nil {
+	if _, err := os.Stat(filepath.Join(h.Project, "CHANGES.md")); err != nil {
 		t.Errorf("CHANGES.md: %v", err)
 	}
 	return run
@@ -148,9 +150,9 @@ func (r hookRecord) decode(t *testing.T) payload {
 
 // installRecorder writes the recorder hooks into the user settings and
 // returns the folder they record into (emptied).
-func (h *harness) installRecorder(t *testing.T, name string) string {
+func (h *world) installRecorder(t *testing.T, name string) string {
 	t.Helper()
-	dir := mkdir(t, h.tmp, "..", "hooks-"+name)
+	dir := harness.Mkdir(t, h.Tmp, "..", "hooks-"+name)
 	settings := baseSettings()
 	settings["hooks"] = recorderSettings(t, recordedEvents, 30*time.Second)
 	h.writeJSON(h.settingsPath(), settings)
@@ -198,10 +200,10 @@ func TestGeminiHookPayloads(t *testing.T) {
 	plain := h.scrubbed(t, "plain", recs)
 
 	// 2. context
-	h.runs = 0
+	h.runs.N = 0
 	dir = h.installRecorder(t, "context")
-	h.git("checkout", "-q", "--", "calc.py")
-	if err := os.Remove(filepath.Join(h.project, "CHANGES.md")); err != nil {
+	h.Git(t, "checkout", "-q", "--", "calc.py")
+	if err := os.Remove(filepath.Join(h.Project, "CHANGES.md")); err != nil {
 		t.Fatal(err)
 	}
 	// The contexts hold < > & to show what the CLI escapes.
@@ -248,10 +250,10 @@ func TestGeminiHookPayloads(t *testing.T) {
 	contextual := h.scrubbed(t, "context", withContext)
 
 	// 3. quiet
-	h.runs = 0
+	h.runs.N = 0
 	dir = h.installRecorder(t, "quiet")
-	h.git("checkout", "-q", "--", "calc.py")
-	if err := os.Remove(filepath.Join(h.project, "CHANGES.md")); err != nil {
+	h.Git(t, "checkout", "-q", "--", "calc.py")
+	if err := os.Remove(filepath.Join(h.Project, "CHANGES.md")); err != nil {
 		t.Fatal(err)
 	}
 	for _, ev := range recordedEvents {
@@ -278,18 +280,18 @@ func TestGeminiHookPayloads(t *testing.T) {
 }
 
 // checkPayloads checks the order and the fields of one run's hook payloads.
-func (h *harness) checkPayloads(t *testing.T, sessionID string, recs []hookRecord) {
+func (h *world) checkPayloads(t *testing.T, sessionID string, recs []hookRecord) {
 	t.Helper()
 	var order []string
 	var tools []string
-	calls := fixCalcCalls(h.project)
+	calls := fixCalcCalls(h.Project)
 	for _, r := range recs {
 		p := r.decode(t)
-		if p.HookEventName != r.Event || p.SessionID != sessionID || p.Cwd != h.project || p.Timestamp == "" ||
-			!strings.HasPrefix(p.TranscriptPath, filepath.Join(h.home, ".gemini", "tmp")+"/") {
+		if p.HookEventName != r.Event || p.SessionID != sessionID || p.Cwd != h.Project || p.Timestamp == "" ||
+			!strings.HasPrefix(p.TranscriptPath, filepath.Join(h.Home, ".gemini", "tmp")+"/") {
 			t.Errorf("%s payload: %s", r.Event, r.Payload)
 		}
-		for k, want := range map[string]string{"GEMINI_SESSION_ID": sessionID, "GEMINI_PROJECT_DIR": h.project, "CLAUDE_PROJECT_DIR": h.project} {
+		for k, want := range map[string]string{"GEMINI_SESSION_ID": sessionID, "GEMINI_PROJECT_DIR": h.Project, "CLAUDE_PROJECT_DIR": h.Project} {
 			if r.Env[k] != want {
 				t.Errorf("%s hook's %s = %q, want %q", r.Event, k, r.Env[k], want)
 			}
@@ -351,9 +353,9 @@ func (h *harness) checkPayloads(t *testing.T, sessionID string, recs []hookRecor
 // first of each event, AfterTool-<tool>.json for the first of each tool,
 // AfterTool-run_shell_command-failed.json for the first failed command. It
 // saves them among the artifacts too.
-func (h *harness) scrubbed(t *testing.T, label string, recs []hookRecord) map[string][]byte {
+func (h *world) scrubbed(t *testing.T, label string, recs []hookRecord) map[string][]byte {
 	t.Helper()
-	repl := strings.NewReplacer(h.project, "$PROJECT", h.home, "$HOME", h.tmp, "$TMPDIR")
+	repl := strings.NewReplacer(h.Project, "$PROJECT", h.Home, "$HOME", h.Tmp, "$TMPDIR")
 	out := map[string][]byte{}
 	for _, r := range recs {
 		var buf bytes.Buffer
@@ -382,7 +384,7 @@ func (h *harness) scrubbed(t *testing.T, label string, recs []hookRecord) map[st
 // payloads of the events Mnemo installs (and BeforeTool-replace and
 // PreCompress), and the context run's BeforeAgent and AfterAgent as
 // <Event>-after-SessionStart-context.json.
-func (h *harness) writePayloads(t *testing.T, plain, contextual map[string][]byte) {
+func (h *world) writePayloads(t *testing.T, plain, contextual map[string][]byte) {
 	t.Helper()
 	dir := filepath.Join(h.root, "adapters", "gemini", "testdata", "payloads")
 	old, _ := filepath.Glob(filepath.Join(dir, "*.json"))

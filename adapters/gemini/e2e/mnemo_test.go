@@ -21,53 +21,23 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // memoryWait bounds the wait for session 1's events to become context.
 const memoryWait = 30 * time.Second
 
-// requireMnemo returns the mnemo and mnemo-hook binaries, or skips.
-func requireMnemo(t *testing.T, root string) (mnemoBin, hookBin string) {
-	t.Helper()
-	mnemoBin = envOr("MNEMO_BIN", filepath.Join(root, "bin", "mnemo"))
-	hookBin = envOr("MNEMO_HOOK_BIN", filepath.Join(root, "bin", "mnemo-hook"))
-	for _, p := range []*string{&mnemoBin, &hookBin} {
-		if _, err := os.Stat(*p); err != nil {
-			t.Skipf("Mnemo binary missing (%v): build bin/mnemo and bin/mnemo-hook (or set MNEMO_BIN, MNEMO_HOOK_BIN)", err)
-		}
-		abs, err := filepath.Abs(*p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*p = abs
-	}
-	return mnemoBin, hookBin
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
 // mnemo runs the mnemo command line in the project, with the CLI's
 // environment (same HOME and MNEMO_HOME), and returns its combined output.
-func (h *harness) mnemo(ctx context.Context, bin string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = h.project
-	cmd.Env = h.env()
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+func (h *world) mnemo(ctx context.Context, bin string, args ...string) (string, error) {
+	return harness.Command(ctx, h.Project, h.env(), bin, args...)
 }
 
 // hookCommand is the command line Mnemo's Gemini hook for event runs.
@@ -77,21 +47,12 @@ func hookCommand(hookBin, event string) string { return hookBin + " --host gemin
 // hooks in the user settings, with `mnemo install gemini --scope user` when
 // this mnemo has it, then checks the file. It stops the daemon at the end
 // of the test and keeps Mnemo's logs among the artifacts.
-func (h *harness) installMnemo(t *testing.T, mnemoBin, hookBin string) {
+func (h *world) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 	t.Helper()
 	h.path = append(h.path, filepath.Dir(mnemoBin))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if out, err := h.mnemo(ctx, mnemoBin, "daemon", "stop"); err != nil {
-			t.Logf("mnemo daemon stop: %v\n%s", err, out)
-		}
-		for name, body := range readMnemoLogs(t, h.mnemoHome) {
-			h.save("mnemo-logs-"+strings.ReplaceAll(name, string(filepath.Separator), "_"), []byte(body))
-		}
-	})
+	harness.StopDaemonAtEnd(t, h.MnemoHome, mnemoBin, h.mnemo)
 
 	help, err := h.mnemo(ctx, mnemoBin, "install", "--help")
 	if err != nil {
@@ -151,7 +112,7 @@ func (h *harness) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 // writeGeminiHooks merges Mnemo's hooks into the user settings, as
 // `mnemo install gemini` is to: matcher "" (every source, every tool) and
 // a 10 s timeout.
-func (h *harness) writeGeminiHooks(t *testing.T, hookBin string) {
+func (h *world) writeGeminiHooks(t *testing.T, hookBin string) {
 	t.Helper()
 	settings := baseSettings()
 	hooks := map[string]any{}
@@ -162,52 +123,6 @@ func (h *harness) writeGeminiHooks(t *testing.T, hookBin string) {
 	}
 	settings["hooks"] = hooks
 	h.writeJSON(h.settingsPath(), settings)
-}
-
-// readMnemoLogs returns every file under $MNEMO_HOME/logs, by path relative
-// to that folder.
-func readMnemoLogs(t *testing.T, mnemoHome string) map[string]string {
-	t.Helper()
-	logs := map[string]string{}
-	dir := filepath.Join(mnemoHome, "logs")
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		logs[rel] = string(data)
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
-		t.Errorf("read Mnemo's logs: %v", err)
-	}
-	return logs
-}
-
-// errorLine and warnLine match records of slog's text or JSON handler.
-var (
-	errorLine = regexp.MustCompile(`level=ERROR|"level":"ERROR"`)
-	warnLine  = regexp.MustCompile(`level=WARN|"level":"WARN"`)
-)
-
-// checkMnemoLogs fails on error records in Mnemo's logs, and logs the
-// warnings.
-func checkMnemoLogs(t *testing.T, mnemoHome string) {
-	t.Helper()
-	for name, body := range readMnemoLogs(t, mnemoHome) {
-		for _, line := range strings.Split(body, "\n") {
-			switch {
-			case errorLine.MatchString(line):
-				t.Errorf("%s: %s", name, line)
-			case warnLine.MatchString(line):
-				t.Logf("%s: %s", name, line)
-			}
-		}
-	}
 }
 
 // checkHooksQuiet fails when the CLI reported a hook's failure or output
@@ -222,30 +137,13 @@ func checkHooksQuiet(t *testing.T, r *cliRun) {
 }
 
 // waitForContext polls `mnemo context` until it names want.
-func (h *harness) waitForContext(t *testing.T, mnemoBin, want string) string {
+func (h *world) waitForContext(t *testing.T, mnemoBin, want string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), memoryWait)
-	defer cancel()
-	began := time.Now()
-	var out string
-	var err error
-	for ctx.Err() == nil {
-		out, err = h.mnemo(ctx, mnemoBin, "context")
-		if err == nil && strings.Contains(out, want) {
-			t.Logf("TIMING mnemo context named %s after %.2fs", want, time.Since(began).Seconds())
-			return out
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	t.Fatalf("mnemo context did not name %s within %v (last error %v):\n%s", want, memoryWait, err, out)
-	return ""
+	return harness.WaitForContext(t, memoryWait, want, mnemoBin, h.mnemo)
 }
 
 // mnemoJSON runs a mnemo command with --json and decodes its output.
-func (h *harness) mnemoJSON(t *testing.T, mnemoBin string, v any, args ...string) {
+func (h *world) mnemoJSON(t *testing.T, mnemoBin string, v any, args ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -283,7 +181,7 @@ func mnemoContextOf(text string) string {
 // hooks left no error in the CLI's output or Mnemo's logs.
 func TestMnemoRecallAcrossSessions(t *testing.T) {
 	h := newHarness(t)
-	mnemoBin, hookBin := requireMnemo(t, h.root)
+	mnemoBin, hookBin := harness.Mnemo(t, h.root)
 	h.installMnemo(t, mnemoBin, hookBin)
 
 	first := h.runFixCalc(t, "fix-calc")
@@ -330,7 +228,7 @@ func TestMnemoRecallAcrossSessions(t *testing.T) {
 	}
 	for _, id := range []string{firstID, secondID} {
 		s, ok := byID["gemini:"+id]
-		if !ok || s.Platform != "gemini" || s.Project != filepath.Base(h.project) || s.PromptCounter != 1 {
+		if !ok || s.Platform != "gemini" || s.Project != filepath.Base(h.Project) || s.PromptCounter != 1 {
 			t.Errorf("session gemini:%s: %+v (found %t)", id, s, ok)
 		}
 	}
@@ -341,5 +239,5 @@ func TestMnemoRecallAcrossSessions(t *testing.T) {
 	if len(byID) != 2 {
 		t.Errorf("mnemo sessions lists %d sessions, want the two gemini sessions: %+v", len(byID), sessions.Sessions)
 	}
-	checkMnemoLogs(t, h.mnemoHome)
+	harness.CheckLogs(t, h.MnemoHome, true)
 }

@@ -234,7 +234,7 @@ func (s *chatServer) record(r chatRequest) {
 }
 
 // save writes every request as JSON lines to the artifacts.
-func (s *chatServer) save(h *harness) {
+func (s *chatServer) save(h *world) {
 	var b strings.Builder
 	for _, r := range s.Requests("") {
 		line, _ := json.Marshal(map[string]any{"script": r.Script, "path": r.Path, "body": r.Body})

@@ -3,20 +3,16 @@
 package e2e_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 )
 
 // runTimeout bounds one opencode run; a scripted run takes 3–6 s here.
@@ -41,39 +37,12 @@ var offlineEnv = []string{
 	"OPENCODE_DISABLE_AUTOUPDATE=1",
 }
 
-// repoRoot finds the module root above the working directory.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-		if err == nil && bytes.Contains(data, []byte("module github.com/mnemo-dev/mnemo\n")) {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("mnemo's go.mod not found above the working directory")
-		}
-		dir = parent
-	}
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
-}
-
 // opencodeInstall returns the CLI to test and setup.sh's config-deps
 // folder, or skips.
 func opencodeInstall(t *testing.T, root string) (bin, deps string) {
 	t.Helper()
-	cache := envOr("MNEMO_OPENCODE_CACHE", filepath.Join(root, ".cache", "opencode"))
-	bin = envOr("MNEMO_OPENCODE_BIN", filepath.Join(cache, "node_modules", ".bin", "opencode"))
+	cache := harness.EnvOr("MNEMO_OPENCODE_CACHE", filepath.Join(root, ".cache", "opencode"))
+	bin = harness.EnvOr("MNEMO_OPENCODE_BIN", filepath.Join(cache, "node_modules", ".bin", "opencode"))
 	deps = filepath.Join(cache, "config-deps")
 	for _, p := range []string{bin, filepath.Join(deps, "package-lock.json"), filepath.Join(deps, "node_modules", "@opencode-ai", "plugin")} {
 		if _, err := os.Stat(p); err != nil {
@@ -83,62 +52,34 @@ func opencodeInstall(t *testing.T, root string) (bin, deps string) {
 	return bin, deps
 }
 
-// requireLoopbackOnly skips unless the test runs in a network namespace whose
-// only interface is an up loopback, so that the CLI cannot reach the internet.
-func requireLoopbackOnly(t *testing.T) {
-	t.Helper()
-	ifaces, err := net.Interfaces()
-	if err != nil {
-		t.Fatalf("list network interfaces: %v", err)
-	}
-	up := false
-	for _, ifc := range ifaces {
-		if ifc.Flags&net.FlagLoopback == 0 {
-			t.Skipf("network interface %s is not loopback: run inside `unshare -n` "+
-				"(adapters/opencode/e2e/run.sh does)", ifc.Name)
-		}
-		up = up || ifc.Flags&net.FlagUp != 0
-	}
-	if !up {
-		t.Skip("loopback interface is down: run `ip link set lo up` inside the namespace (run.sh does)")
-	}
-}
-
-// harness is one isolated world: a HOME with its XDG folders, a TMPDIR, a
+// world is one isolated world: a HOME with its XDG folders, a TMPDIR, a
 // MNEMO_HOME, a git project, a scripted model and the DNS recorder.
-type harness struct {
-	t         *testing.T
-	root      string // the repository
-	cli       string // the opencode binary
-	deps      string // setup.sh's config-deps
-	home      string
-	config    string // XDG_CONFIG_HOME
-	tmp       string
-	mnemoHome string
-	project   string
-	srv       *chatServer
-	dns       *dnsRecorder // nil when names cannot be recorded
-	offline   bool         // offlineEnv in the CLI's environment
-	extraEnv  []string
-	runs      int
+type world struct {
+	harness.World
+	t        *testing.T
+	root     string // the repository
+	cli      string // the opencode binary
+	deps     string // setup.sh's config-deps
+	config   string // XDG_CONFIG_HOME
+	srv      *chatServer
+	dns      *dnsRecorder // nil when names cannot be recorded
+	offline  bool         // offlineEnv in the CLI's environment
+	extraEnv []string
+	runs     harness.Runs
 }
 
 // newHarness builds the isolated world with OpenCode configured for the
 // scripted model; seed gives its config folder the @opencode-ai/plugin
 // install (seedConfigDir). It skips when the CLI or the network namespace
 // is missing.
-func newHarness(t *testing.T, seed bool) *harness {
+func newHarness(t *testing.T, seed bool) *world {
 	t.Helper()
-	requireLoopbackOnly(t)
-	root := repoRoot(t)
+	harness.RequireLoopbackOnly(t, "adapters/opencode/e2e/run.sh")
+	root := harness.RepoRoot(t)
 	cli, deps := opencodeInstall(t, root)
-	h := &harness{t: t, root: root, cli: cli, deps: deps, offline: true}
-	base := t.TempDir()
-	h.home = mkdir(t, base, "home")
-	h.config = mkdir(t, h.home, ".config")
-	h.tmp = mkdir(t, base, "tmp")
-	h.mnemoHome = mkdir(t, base, "mnemo")
-	h.project = mkdir(t, base, "calc-project")
+	h := &world{t: t, root: root, cli: cli, deps: deps, offline: true, World: harness.Home(t),
+		runs: harness.Runs{T: t, Ext: ".jsonl", Max: runTimeout}}
+	h.config = harness.Mkdir(t, h.Home, ".config")
 	h.srv = startChatServer(t)
 	h.dns = startDNSRecorder(t)
 	t.Cleanup(func() {
@@ -147,7 +88,7 @@ func newHarness(t *testing.T, seed bool) *harness {
 			h.save("dns-names.txt", []byte(strings.Join(h.dns.Names(), "\n")+"\n"))
 		}
 	})
-	h.writeProject()
+	h.WriteProject(t)
 	h.writeConfig()
 	if seed {
 		h.seedConfigDir(filepath.Join(h.config, "opencode"))
@@ -155,73 +96,9 @@ func newHarness(t *testing.T, seed bool) *harness {
 	return h
 }
 
-func mkdir(t *testing.T, parts ...string) string {
-	t.Helper()
-	dir := filepath.Join(parts...)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
-func writeFile(t *testing.T, path, body string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// The project: calc.py has two bugs, test.sh fails until both are fixed.
-const (
-	calcPy = `def add(a, b):
-    return a - b
-
-
-def mul(a, b):
-    return a + b
-`
-	testSh = `#!/bin/sh
-# Fails (exit 1) until calc.py is fixed.
-cd "$(dirname "$0")" || exit 2
-exec python3 -B - <<'PY'
-import calc
-assert calc.add(2, 3) == 5, "add(2, 3) should be 5, got %r" % calc.add(2, 3)
-assert calc.mul(2, 3) == 6, "mul(2, 3) should be 6, got %r" % calc.mul(2, 3)
-print("all tests passed")
-PY
-`
-)
-
-func (h *harness) writeProject() {
-	h.t.Helper()
-	if _, err := exec.LookPath("python3"); err != nil {
-		h.t.Fatalf("the e2e project's test.sh needs python3: %v", err)
-	}
-	writeFile(h.t, filepath.Join(h.project, "calc.py"), calcPy)
-	writeFile(h.t, filepath.Join(h.project, "test.sh"), testSh)
-	h.git("init", "-q", "-b", "main")
-	h.git("add", "calc.py", "test.sh")
-	h.git("-c", "user.name=E2E", "-c", "user.email=e2e@example.invalid", "commit", "-q", "-m", "calc: add and mul")
-}
-
-func (h *harness) git(args ...string) string {
-	h.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = h.project
-	cmd.Env = []string{"PATH=" + systemPath, "HOME=" + h.home, "GIT_CONFIG_NOSYSTEM=1", "LANG=C.UTF-8"}
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		h.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
 // writeConfig writes the user's opencode.json: the scripted model as the
 // only one, tools allowed without asking, no sharing, no updates.
-func (h *harness) writeConfig() {
+func (h *world) writeConfig() {
 	h.t.Helper()
 	cfg := map[string]any{
 		"$schema": "https://opencode.ai/config.json",
@@ -241,7 +118,7 @@ func (h *harness) writeConfig() {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	writeFile(h.t, filepath.Join(h.config, "opencode", "opencode.json"), string(b)+"\n")
+	harness.WriteFile(h.t, filepath.Join(h.config, "opencode", "opencode.json"), string(b)+"\n")
 }
 
 // seedConfigDir gives an OpenCode config folder the @opencode-ai/plugin
@@ -249,37 +126,30 @@ func (h *harness) writeConfig() {
 // the install when node_modules exists and package-lock.json lists every
 // dependency of package.json and @opencode-ai/plugin): the package.json and
 // package-lock.json of setup.sh's config-deps, and its node_modules.
-func (h *harness) seedConfigDir(dir string) {
+func (h *world) seedConfigDir(dir string) {
 	h.t.Helper()
 	for _, name := range []string{"package.json", "package-lock.json"} {
 		data, err := os.ReadFile(filepath.Join(h.deps, name))
 		if err != nil {
 			h.t.Fatal(err)
 		}
-		writeFile(h.t, filepath.Join(dir, name), string(data))
+		harness.WriteFile(h.t, filepath.Join(dir, name), string(data))
 	}
 	if err := os.Symlink(filepath.Join(h.deps, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
 		h.t.Fatal(err)
 	}
 }
 
-const systemPath = "/usr/local/bin:/usr/bin:/bin"
-
 // env is the CLI's whole environment (env -i style). The plugin's hooks
 // inherit it, so MNEMO_HOME is set here; mnemo-hook is not on PATH: the
 // plugin runs the one its install names.
-func (h *harness) env() []string {
-	env := []string{
-		"PATH=" + systemPath,
-		"HOME=" + h.home,
-		"XDG_CONFIG_HOME=" + h.config,
-		"XDG_DATA_HOME=" + filepath.Join(h.home, ".local", "share"),
-		"XDG_CACHE_HOME=" + filepath.Join(h.home, ".cache"),
-		"XDG_STATE_HOME=" + filepath.Join(h.home, ".local", "state"),
-		"TMPDIR=" + h.tmp,
-		"LANG=C.UTF-8",
-		"MNEMO_HOME=" + h.mnemoHome,
-	}
+func (h *world) env() []string {
+	env := append(h.World.Env(),
+		"XDG_CONFIG_HOME="+h.config,
+		"XDG_DATA_HOME="+filepath.Join(h.Home, ".local", "share"),
+		"XDG_CACHE_HOME="+filepath.Join(h.Home, ".cache"),
+		"XDG_STATE_HOME="+filepath.Join(h.Home, ".local", "state"),
+	)
 	if h.offline {
 		env = append(env, offlineEnv...)
 	}
@@ -318,50 +188,20 @@ type runEvent struct {
 // separate arguments (the CLI quotes an argument that has spaces) in the
 // project, with the isolated environment. It fails the test when the run
 // cannot start or times out, not when the CLI exits non-zero (see Exit).
-func (h *harness) opencode(label, prompt string) *cliRun {
+func (h *world) opencode(label, prompt string) *cliRun {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-	defer cancel()
 	args := append([]string{"run", "--format", "json", "--print-logs", "--log-level", "INFO"}, strings.Fields(prompt)...)
-	cmd := exec.CommandContext(ctx, h.cli, args...)
-	cmd.Dir = h.project
-	cmd.Env = h.env()
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	// Own process group: a timeout kills the CLI with its tool shells and hooks.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-
-	began := time.Now()
-	err := cmd.Run()
-	r := &cliRun{Label: label, Took: time.Since(began), Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}
-	h.runs++
-	h.save(fmt.Sprintf("%02d-%s.jsonl", h.runs, label), r.Stdout)
-	h.save(fmt.Sprintf("%02d-%s.stderr", h.runs, label), r.Stderr)
-	var exitErr *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		h.t.Fatalf("opencode %s: timed out after %v\nstderr:\n%s", label, runTimeout, r.Stderr)
-	case errors.As(err, &exitErr):
-		r.Exit = exitErr.ExitCode()
-	case err != nil:
-		h.t.Fatalf("opencode %s: %v", label, err)
-	}
-	h.t.Logf("TIMING opencode %s: %.2fs (exit %d)", label, r.Took.Seconds(), r.Exit)
-	sc := bufio.NewScanner(bytes.NewReader(r.Stdout))
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		raw := bytes.TrimSpace(sc.Bytes())
-		if len(raw) == 0 {
-			continue
-		}
-		var e runEvent
-		if err := json.Unmarshal(raw, &e); err != nil {
-			h.t.Fatalf("opencode %s: a line of --format json is not JSON: %q: %v", label, raw, err)
-		}
-		e.Raw = append(json.RawMessage(nil), raw...)
-		r.Events = append(r.Events, e)
+	// The group is left as it is after the CLI exits: the plugin's hooks may
+	// still be delivering.
+	res := h.runs.Run("opencode", label, true, func(ctx context.Context) *exec.Cmd {
+		cmd := exec.CommandContext(ctx, h.cli, args...)
+		cmd.Dir = h.Project
+		cmd.Env = h.env()
+		return cmd
+	})
+	r := &cliRun{Label: label, Took: res.Took, Exit: res.Exit, Stdout: res.Stdout, Stderr: res.Stderr}
+	r.Events = harness.Lines(h.t, "opencode "+label+": --format json", r.Stdout, func(e *runEvent, raw json.RawMessage) { e.Raw = raw })
+	for _, e := range r.Events {
 		if r.SessionID == "" {
 			r.SessionID = e.SessionID
 		}
@@ -400,17 +240,4 @@ func (r *cliRun) tools() []runEvent {
 }
 
 // save writes an artifact file when MNEMO_E2E_ARTIFACTS is set.
-func (h *harness) save(name string, data []byte) {
-	dir := os.Getenv("MNEMO_E2E_ARTIFACTS")
-	if dir == "" {
-		return
-	}
-	dir = filepath.Join(dir, h.t.Name())
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		h.t.Errorf("artifacts: %v", err)
-		return
-	}
-	if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-		h.t.Errorf("artifacts: %v", err)
-	}
-}
+func (h *world) save(name string, data []byte) { harness.Save(h.t, name, data) }

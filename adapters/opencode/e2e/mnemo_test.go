@@ -21,7 +21,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -29,71 +28,35 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 	"github.com/mnemo-dev/mnemo/adapters/opencode"
 )
 
 var (
 	// mnemoInstallArgs installs the plugin for the user.
 	mnemoInstallArgs = []string{"install", "opencode", "--scope", "user"}
-	// mnemoContextArgs prints the context SessionStart would inject for the
-	// project of the working directory.
-	mnemoContextArgs = []string{"context"}
-	// mnemoStopArgs stops the daemon.
-	mnemoStopArgs = []string{"daemon", "stop"}
 	// memoryWait bounds the wait for session 1's events to become context.
 	memoryWait = 30 * time.Second
 )
 
-// requireMnemo returns the mnemo and mnemo-hook binaries, or skips.
-func requireMnemo(t *testing.T, root string) (mnemoBin, hookBin string) {
-	t.Helper()
-	mnemoBin = envOr("MNEMO_BIN", filepath.Join(root, "bin", "mnemo"))
-	hookBin = envOr("MNEMO_HOOK_BIN", filepath.Join(root, "bin", "mnemo-hook"))
-	for _, p := range []*string{&mnemoBin, &hookBin} {
-		if _, err := os.Stat(*p); err != nil {
-			t.Skipf("Mnemo binary missing (%v): build bin/mnemo and bin/mnemo-hook (or set MNEMO_BIN, MNEMO_HOOK_BIN)", err)
-		}
-		abs, err := filepath.Abs(*p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*p = abs
-	}
-	return mnemoBin, hookBin
-}
-
 // mnemo runs the mnemo command line in the project, with the CLI's
 // environment (same HOME, XDG folders and MNEMO_HOME).
-func (h *harness) mnemo(ctx context.Context, bin string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Dir = h.project
-	cmd.Env = h.env()
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+func (h *world) mnemo(ctx context.Context, bin string, args ...string) (string, error) {
+	return harness.Command(ctx, h.Project, h.env(), bin, args...)
 }
 
 // installMnemo installs Mnemo's plugin for the user and checks that the
 // installed copy names hookBin. It stops the daemon and saves Mnemo's logs
 // at the end of the test.
-func (h *harness) installMnemo(t *testing.T, mnemoBin, hookBin string) {
+func (h *world) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if out, err := h.mnemo(ctx, mnemoBin, mnemoStopArgs...); err != nil {
-			t.Logf("mnemo %s: %v\n%s", strings.Join(mnemoStopArgs, " "), err, out)
-		}
-		for name, body := range readLogs(t, h.mnemoHome) {
-			h.save("mnemo-logs-"+strings.ReplaceAll(name, string(filepath.Separator), "_"), []byte(body))
-		}
-	})
+	harness.StopDaemonAtEnd(t, h.MnemoHome, mnemoBin, h.mnemo)
 
 	path := filepath.Join(h.config, "opencode", "plugins", opencode.PluginName)
 	t.Setenv("XDG_CONFIG_HOME", h.config)
-	if got, err := opencode.PluginPath(opencode.ScopeUser, "", h.home); err != nil || got != path {
+	if got, err := opencode.PluginPath(opencode.ScopeUser, "", h.Home); err != nil || got != path {
 		t.Fatalf("opencode.PluginPath(user) = %q, %v; want %s", got, err, path)
 	}
 	help, _ := h.mnemo(ctx, mnemoBin, "install", "--help")
@@ -117,45 +80,6 @@ func (h *harness) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 	}
 }
 
-// readLogs returns every file under $MNEMO_HOME/logs, by path relative to
-// that folder.
-func readLogs(t *testing.T, mnemoHome string) map[string]string {
-	t.Helper()
-	logs := map[string]string{}
-	dir := filepath.Join(mnemoHome, "logs")
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, path)
-		logs[rel] = string(data)
-		return nil
-	})
-	if err != nil && !os.IsNotExist(err) {
-		t.Errorf("read Mnemo's logs: %v", err)
-	}
-	return logs
-}
-
-// errorLine matches an error record of slog's text or JSON handler.
-var errorLine = regexp.MustCompile(`level=ERROR|"level":"ERROR"`)
-
-// checkLogs fails on error records in Mnemo's logs.
-func checkLogs(t *testing.T, mnemoHome string) {
-	t.Helper()
-	for name, body := range readLogs(t, mnemoHome) {
-		for _, line := range strings.Split(body, "\n") {
-			if errorLine.MatchString(line) {
-				t.Errorf("%s: %s", name, line)
-			}
-		}
-	}
-}
-
 // delivered is one event hook.log records as delivered to the daemon.
 type delivered struct {
 	Event, Session, Tool string
@@ -169,7 +93,7 @@ var deliveredLine = regexp.MustCompile(`msg=delivered event=(\S+) session=(\S+) 
 func deliveredEvents(t *testing.T, mnemoHome, session string) []delivered {
 	t.Helper()
 	var out []delivered
-	for _, m := range deliveredLine.FindAllStringSubmatch(readLogs(t, mnemoHome)["hook.log"], -1) {
+	for _, m := range deliveredLine.FindAllStringSubmatch(harness.Logs(t, mnemoHome)["hook.log"], -1) {
 		if m[2] != session {
 			continue
 		}
@@ -208,25 +132,9 @@ func waitDelivered(t *testing.T, mnemoHome, session string, want []string) []del
 }
 
 // waitForContext polls `mnemo context` until it names want.
-func (h *harness) waitForContext(t *testing.T, mnemoBin, want string) string {
+func (h *world) waitForContext(t *testing.T, mnemoBin, want string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), memoryWait)
-	defer cancel()
-	var out string
-	var err error
-	for ctx.Err() == nil {
-		out, err = h.mnemo(ctx, mnemoBin, mnemoContextArgs...)
-		if err == nil && strings.Contains(out, want) {
-			return out
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	t.Fatalf("mnemo %s did not name %s within %v (last error %v):\n%s",
-		strings.Join(mnemoContextArgs, " "), want, memoryWait, err, out)
-	return ""
+	return harness.WaitForContext(t, memoryWait, want, mnemoBin, h.mnemo)
 }
 
 // fixCalcPrompt is session 1's prompt.
@@ -236,9 +144,9 @@ const fixCalcPrompt = "make sh test.sh pass"
 // test.sh, which fails on mul, fixes mul and runs it again, which passes.
 // It checks the run, the file and the results the model got, and returns
 // the run.
-func (h *harness) runFixCalc(t *testing.T) *cliRun {
+func (h *world) runFixCalc(t *testing.T) *cliRun {
 	t.Helper()
-	calc := filepath.Join(h.project, "calc.py")
+	calc := filepath.Join(h.Project, "calc.py")
 	test := map[string]any{"command": "sh test.sh", "description": "Run the tests"}
 	h.srv.Script("fix-calc",
 		step{Tool: "read", Args: map[string]any{"filePath": calc}},
@@ -286,13 +194,13 @@ var mnemoContext = regexp.MustCompile(`(?s)<mnemo-context[^>]*>.*?</mnemo-contex
 // requests; the title generator's request has none.
 func TestMnemoRecallAcrossSessions(t *testing.T) {
 	h := newHarness(t, true)
-	mnemoBin, hookBin := requireMnemo(t, h.root)
+	mnemoBin, hookBin := harness.Mnemo(t, h.root)
 	h.extraEnv = append(h.extraEnv, "MNEMO_LOG_LEVEL=debug") // hook.log records each delivered event
 	h.installMnemo(t, mnemoBin, hookBin)
 
 	first := h.runFixCalc(t)
 	session := "opencode:" + first.SessionID
-	events := waitDelivered(t, h.mnemoHome, session, []string{
+	events := waitDelivered(t, h.MnemoHome, session, []string{
 		"SessionStart", "UserPromptSubmit", "PostToolUse/Read", "PostToolUse/Edit", "PostToolUse/Bash", "Stop", "SessionEnd",
 	})
 	edits := 0
@@ -329,7 +237,7 @@ func TestMnemoRecallAcrossSessions(t *testing.T) {
 			t.Errorf("the title generator's request got Mnemo's context:\n%s", r.System())
 		}
 	}
-	waitDelivered(t, h.mnemoHome, "opencode:"+second.SessionID, []string{"SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"})
+	waitDelivered(t, h.MnemoHome, "opencode:"+second.SessionID, []string{"SessionStart", "UserPromptSubmit", "Stop", "SessionEnd"})
 
 	// What session 1 left in memory is OpenCode's, about calc.py.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -355,7 +263,7 @@ func TestMnemoRecallAcrossSessions(t *testing.T) {
 	if !found {
 		t.Errorf("no observation of host opencode names calc.py:\n%s", out)
 	}
-	checkLogs(t, h.mnemoHome)
+	harness.CheckLogs(t, h.MnemoHome, false)
 	if h.dns != nil && len(h.dns.Names()) > 0 {
 		t.Errorf("OpenCode with Mnemo looked up %v", h.dns.Names())
 	}
@@ -368,8 +276,8 @@ func TestMnemoRecallAcrossSessions(t *testing.T) {
 // of the turn's model request, after SessionStart's context.
 func TestMnemoPromptRecall(t *testing.T) {
 	h := newHarness(t, true)
-	mnemoBin, hookBin := requireMnemo(t, h.root)
-	writeFile(t, filepath.Join(h.mnemoHome, "settings.json"), `{"contextBytes": 512}`)
+	mnemoBin, hookBin := harness.Mnemo(t, h.root)
+	harness.WriteFile(t, filepath.Join(h.MnemoHome, "settings.json"), `{"contextBytes": 512}`)
 	h.extraEnv = append(h.extraEnv, "MNEMO_LOG_LEVEL=debug") // hook.log records each delivered event
 	h.installMnemo(t, mnemoBin, hookBin)
 	h.runFixCalc(t)
@@ -401,5 +309,5 @@ func TestMnemoPromptRecall(t *testing.T) {
 	case len(blocks) < 2 || strings.Contains(blocks[0], `source="prompt"`):
 		t.Errorf("SessionStart's context does not come first, then the recall:\n%s", strings.Join(blocks, "\n"))
 	}
-	checkLogs(t, h.mnemoHome)
+	harness.CheckLogs(t, h.MnemoHome, false)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 	"github.com/mnemo-dev/mnemo/adapters/opencode"
 )
 
@@ -25,8 +26,8 @@ import (
 // $PROJECT).
 func TestPluginPayloadsMatchTestdata(t *testing.T) {
 	h := newHarness(t, true)
-	bin := mkdir(t, h.tmp, "bin")
-	rec := mkdir(t, h.tmp, "rec")
+	bin := harness.Mkdir(t, h.Tmp, "bin")
+	rec := harness.Mkdir(t, h.Tmp, "rec")
 	// The recorder saves each payload as <n>-<event>.json and answers
 	// SessionStart with a context.
 	recorder := `#!/bin/sh
@@ -72,8 +73,8 @@ esac
 		if p["session_id"] != run.SessionID {
 			t.Errorf("%s: session_id %v, want %s", f, p["session_id"], run.SessionID)
 		}
-		if p["cwd"] != h.project {
-			t.Errorf("%s: cwd %v, want %s", f, p["cwd"], h.project)
+		if p["cwd"] != h.Project {
+			t.Errorf("%s: cwd %v, want %s", f, p["cwd"], h.Project)
 		}
 		name, _ := p["hook_event_name"].(string)
 		if tool, ok := p["tool_name"].(string); ok {
@@ -95,7 +96,7 @@ esac
 		path := filepath.Join(dir, name+".json")
 		if os.Getenv("MNEMO_OPENCODE_UPDATE_PAYLOADS") == "1" {
 			b, _ := json.MarshalIndent(p, "", "  ")
-			body := strings.ReplaceAll(string(b), h.project, "$PROJECT")
+			body := strings.ReplaceAll(string(b), h.Project, "$PROJECT")
 			if err := os.WriteFile(path, []byte(body+"\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
