@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -15,6 +16,9 @@ import (
 )
 
 func exportTo(ctx context.Context, mem *store.Memory, p memory.ExportParams) (memory.ExportResult, error) {
+	if p.Format == memory.FormatMarkdown {
+		return exportMarkdown(ctx, mem, p)
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(p.Path), ".mnemo-export-*")
 	if err != nil {
 		return memory.ExportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
@@ -31,6 +35,65 @@ func exportTo(ctx context.Context, mem *store.Memory, p memory.ExportParams) (me
 		err = os.Rename(tmp.Name(), p.Path)
 	}
 	return memory.ExportResult{Records: n}, err
+}
+
+// exportMarkdown writes a document per project into the folder p.Path,
+// <project>.md, each replaced whole (a temporary file, fsynced, renamed),
+// so that a reader never sees half of one.
+func exportMarkdown(ctx context.Context, mem *store.Memory, p memory.ExportParams) (memory.ExportResult, error) {
+	if err := os.MkdirAll(p.Path, 0o755); err != nil {
+		return memory.ExportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
+	}
+	var res memory.ExportResult
+	n, err := mem.ExportMarkdown(ctx, p.Project, func(project string) (io.WriteCloser, error) {
+		name := filepath.Join(p.Path, documentName(project))
+		tmp, err := os.CreateTemp(p.Path, "."+filepath.Base(name)+".tmp-*")
+		if err != nil {
+			return nil, err
+		}
+		res.Files = append(res.Files, name)
+		return &renameOnClose{File: tmp, to: name}, nil
+	})
+	res.Records = n
+	return res, err
+}
+
+// documentName is a project's markdown file: its name, with what cannot be
+// in a file's name replaced.
+func documentName(project string) string {
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case r == '/' || r == '\\' || r == 0 || r < ' ':
+			return '_'
+		}
+		return r
+	}, project)
+	name = strings.TrimLeft(name, ".")
+	if name == "" {
+		name = "project"
+	}
+	return name + ".md"
+}
+
+// renameOnClose is a temporary file that Close fsyncs and renames to its
+// place; a Close that fails removes it.
+type renameOnClose struct {
+	*os.File
+	to string
+}
+
+func (f *renameOnClose) Close() error {
+	err := f.File.Sync()
+	if cerr := f.File.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.File.Name(), f.to)
+	}
+	if err != nil {
+		os.Remove(f.File.Name())
+	}
+	return err
 }
 
 func importFrom(ctx context.Context, mem *store.Memory, p memory.ImportParams) (memory.ImportResult, error) {
@@ -51,20 +114,32 @@ func importFrom(ctx context.Context, mem *store.Memory, p memory.ImportParams) (
 func exportCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "export",
-		Usage:     "write every session, prompt, observation and summary as JSON lines",
-		ArgsUsage: "<file>",
-		Flags:     []cli.Flag{&cli.BoolFlag{Name: "vectors", Usage: "include the embedding vectors"}},
+		Usage:     "write every session, prompt, observation and summary as JSON lines (lossless), or a readable markdown document per project",
+		ArgsUsage: "<file> (JSON lines) | <folder> (markdown)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "vectors", Usage: "include the embedding vectors (JSON lines)"},
+			&cli.StringFlag{Name: "format", Value: memory.FormatJSONL, Usage: "jsonl, or markdown: <folder>/<project>.md for each project, sessions newest first"},
+			&cli.StringFlag{Name: "project", Usage: "only this project (markdown)"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return fmt.Errorf("export takes the file to write")
+				return fmt.Errorf("export takes the file (JSON lines) or the folder (markdown) to write")
 			}
 			path, err := filepath.Abs(c.Args().First())
 			if err != nil {
 				return err
 			}
-			return call(c, bind((*client.Client).Export, memory.ExportParams{Path: path, Vectors: c.Bool("vectors")}), func(w io.Writer, r *memory.ExportResult) error {
-				_, err := fmt.Fprintf(w, "%d records written to %s\n", r.Records, path)
-				return err
+			p := memory.ExportParams{Path: path, Vectors: c.Bool("vectors"), Format: c.String("format"), Project: c.String("project")}
+			return call(c, bind((*client.Client).Export, p), func(w io.Writer, r *memory.ExportResult) error {
+				if p.Format != memory.FormatMarkdown {
+					_, err := fmt.Fprintf(w, "%d records written to %s\n", r.Records, path)
+					return err
+				}
+				fmt.Fprintf(w, "%d records written in %d documents:\n", r.Records, len(r.Files))
+				for _, f := range r.Files {
+					fmt.Fprintf(w, "  %s\n", f)
+				}
+				return nil
 			})
 		},
 	}
