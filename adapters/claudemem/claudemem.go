@@ -117,6 +117,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	fi, err := os.Stat(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no claude-mem database at %s (give its path with --db)", abs)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("claude-mem database: %w", err)
 	}
