@@ -188,3 +188,28 @@ func TestOldColumnNames(t *testing.T) {
 		t.Errorf("time %v", got)
 	}
 }
+
+// A database cut short (a copy that stopped half way): a clear error
+// before any record is yielded, or while reading, never records from
+// torn pages without an error.
+func TestTruncated(t *testing.T) {
+	path, w := makeDB(t, "DELETE")
+	var filler strings.Builder
+	for i := range 400 {
+		filler.WriteString("INSERT INTO observations (memory_session_id, project, type, title, narrative, created_at, created_at_epoch) VALUES ('sdk-1', 'calc', 'discovery', 'Observation ")
+		filler.WriteString(strings.Repeat("x", i%50))
+		filler.WriteString("', '" + strings.Repeat("narrative ", 40) + "', '2026-02-01T08:01:00Z', 1769932860000);\n")
+	}
+	if _, err := w.Exec(filler.String()); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	fi, _ := os.Stat(path)
+	if err := os.Truncate(path, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := readAll(t, path)
+	if err == nil || !strings.Contains(err.Error(), "is damaged or not a SQLite database") {
+		t.Fatalf("err = %v", err)
+	}
+}
