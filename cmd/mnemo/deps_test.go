@@ -33,6 +33,7 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "memory/observer", forbidden: []string{"rpc", "adapters", "memory/store", "vector"}},
 		{pkg: "adapters/vscode", forbidden: []string{"adapters/claudecode"}},
 		{pkg: "adapters/claudecode", forbidden: []string{"adapters/vscode", "memory", "vector"}, allowed: []string{"memory", "memory/privacy"}},
+		{pkg: "adapters/claudemem", forbidden: []string{"adapters", "memory", "rpc", "vector"}, allowed: []string{"adapters/claudemem", "memory", "memory/privacy"}},
 		{pkg: "adapters/claudecode/mcp", forbidden: []string{"adapters/vscode", "memory/store", "vector"}},
 	}
 	for _, r := range rules {

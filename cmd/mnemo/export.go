@@ -150,6 +150,8 @@ func importCommand() *cli.Command {
 		Name:      "import",
 		Usage:     "read an export (sessions already here are kept; nothing is stored twice)",
 		ArgsUsage: "<file>",
+		// `mnemo import claude-mem` reads claude-mem's database (claudemem.go).
+		Subcommands: []*cli.Command{importClaudeMemCommand()},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
 				return fmt.Errorf("import takes the file to read")

@@ -25,13 +25,14 @@ import (
 // model (search ranks the same on every machine), TZ=UTC, $HOSTS (the
 // documented hook payloads of the other coding agents,
 // adapters/claudecode/testdata/hosts), and the commands `waitidle [n]`
-// and `waitfile FILE REGEXP`. Daemons a script leaves running are stopped
+// and `waitfile FILE REGEXP` (and `sqlite DB FILE.sql`, `mtime FILE`,
+// claudemem_test.go). Daemons a script leaves running are stopped
 // after it.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		Setup:               setupScript,
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitidle": waitIdleCmd, "waitfile": waitFileCmd},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitidle": waitIdleCmd, "waitfile": waitFileCmd, "sqlite": sqliteCmd, "mtime": mtimeCmd},
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 	})

@@ -89,9 +89,11 @@ func (m *Memory) Export(ctx context.Context, w io.Writer, vectors bool) (int, er
 }
 
 // Import reads an export. Sessions are matched by contentSessionId (an
-// existing one is kept), records get new ids, and an observation whose
-// content is already stored for its session is skipped, so importing the
-// same file twice changes nothing. Bad lines stop the import with an error
+// existing one is kept), records get new ids, and what is already stored is
+// skipped and counted as a duplicate: an observation whose content is
+// stored for its session, a prompt of a number its session has, a summary
+// of the same session, prompt, time and request. Importing the same file
+// twice changes nothing. Bad lines stop the import with an error
 // naming the line; what was stored before it stays.
 func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int)) (memory.ImportResult, error) {
 	var res memory.ImportResult
@@ -174,6 +176,7 @@ func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[u
 		switch {
 		case err == nil:
 			sessions[in.ID] = existing
+			res.Duplicates++
 			return nil
 		case !errors.Is(err, memory.ErrNotFound):
 			return err
@@ -206,6 +209,12 @@ func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[u
 		}
 		p := *rec.Prompt
 		p.SessionID = s.ID
+		if _, err := m.store.prompt(txn, s.ID, p.Number); err == nil {
+			res.Duplicates++ // the session's prompt of that number is kept
+			return nil
+		} else if !errors.Is(err, memory.ErrNotFound) {
+			return err
+		}
 		p.Text = m.clean(p.Text, memory.MaxPromptBytes)
 		res.Prompts++
 		return m.store.putPrompt(txn, &p)
@@ -249,6 +258,12 @@ func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[u
 		}
 		sum.ID = 0
 		m.scrubSummary(&sum)
+		if dup, err := m.store.summaryStored(txn, &sum); err != nil {
+			return err
+		} else if dup {
+			res.Duplicates++
+			return nil
+		}
 		res.Summaries++
 		return m.store.putSummary(txn, &sum)
 	}

@@ -179,6 +179,29 @@ func (s *database) putSummary(txn *badger.Txn, m *memory.Summary) error {
 	return txn.Set(projectKey(pSumProject, m.Project, m.Time, m.ID), nil)
 }
 
+// summaryStored reports whether a summary of m's session, prompt, time and
+// request is stored (m already cleaned as it would be stored).
+func (s *database) summaryStored(txn *badger.Txn, m *memory.Summary) (bool, error) {
+	prefix := key(pSumProject, []byte(m.Project), []byte{0}, binary.BigEndian.AppendUint64(nil, uint64(m.Time.UnixNano())))
+	found := false
+	err := scan(txn, prefix, false, func(item *badger.Item) error {
+		k := item.Key()
+		var old memory.Summary
+		if err := getJSON(txn, idKey(pSummary, binary.BigEndian.Uint64(k[len(k)-8:])), &old); err != nil {
+			return err
+		}
+		if old.SessionID == m.SessionID && old.PromptNumber == m.PromptNumber && old.Request == m.Request {
+			found = true
+			return errStop
+		}
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		err = nil
+	}
+	return found, err
+}
+
 func (s *database) putEvent(txn *badger.Txn, e *memory.Event) error {
 	if e.ID == 0 {
 		id, err := s.next("event")
