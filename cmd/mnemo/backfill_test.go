@@ -121,10 +121,25 @@ func backfillEnv(t *testing.T, sessions, turns, tools int) *testEnv {
 func TestBackfillKill9ThenRerun(t *testing.T) {
 	const sessions, turns, tools = 6, 4, 40
 
-	// The reference: one uninterrupted run.
+	// The reference: one uninterrupted run, after a dry run that stores
+	// nothing.
 	ref := backfillEnv(t, sessions, turns, tools)
+	counts := fmt.Sprintf("%d sessions: %d prompts, %d tool events, %d turns", sessions, sessions*turns, sessions*turns*tools, sessions*turns)
+	before := settled(t, ref)
+	if out := mnemo(t, ref, "backfill", "claude-code", "--dry-run"); !strings.Contains(out, "would back-fill (dry run) "+counts) {
+		t.Fatalf("dry run said:\n%s", out)
+	}
+	if got := settled(t, ref); got != before {
+		t.Fatalf("the dry run stored something: %+v, then %+v", before, got)
+	}
+	if out := mnemo(t, ref, "backfill", "claude-code", "--dry-run", "--project", ref.userHome); !strings.Contains(out, fmt.Sprintf("%d outside --project", sessions+1)) {
+		t.Errorf("--project elsewhere said:\n%s", out)
+	}
+	if out := mnemo(t, ref, "backfill", "claude-code", "--dry-run", "--since", "2999-01-01"); !strings.Contains(out, fmt.Sprintf("%d before --since", sessions+2)) {
+		t.Errorf("--since the future said:\n%s", out)
+	}
 	out := mnemo(t, ref, "backfill", "claude-code")
-	wantLine := fmt.Sprintf("back-filled %d sessions: %d prompts, %d tool events, %d turns", sessions, sessions*turns, sessions*turns*tools, sessions*turns)
+	wantLine := "back-filled " + counts
 	if !strings.Contains(out, wantLine) || !strings.Contains(out, "1 captured live") || !strings.Contains(out, "1 Mnemo's observer") {
 		t.Fatalf("backfill said:\n%s\nwant %q, 1 captured live, 1 Mnemo's observer", out, wantLine)
 	}
