@@ -65,6 +65,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			reindexCommand(),
 			exportCommand(),
 			importCommand(),
+			backfillCommand(),
 			searchCommand(),
 			timelineCommand(),
 			getCommand(),

@@ -1,0 +1,445 @@
+package claudecode
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// BackfillCall is one daemon call rebuilt from a transcript: what the live
+// hook would have sent for one stage.
+type BackfillCall struct {
+	// Event is the hook event the call stands for (EventSessionStart…).
+	Event string
+	// Method and Params are Translate's: Params is one of the memory
+	// *Params types, as a pointer.
+	Method string
+	Params any
+}
+
+// BackfillCounts counts what a back-fill rebuilt from transcripts.
+type BackfillCounts struct {
+	Sessions, Prompts, ToolEvents, Turns int
+	// SkippedTools counts tool runs Translate did not record (the skip list).
+	SkippedTools int
+}
+
+// Add adds o to c.
+func (c *BackfillCounts) Add(o BackfillCounts) {
+	c.Sessions += o.Sessions
+	c.Prompts += o.Prompts
+	c.ToolEvents += o.ToolEvents
+	c.Turns += o.Turns
+	c.SkippedTools += o.SkippedTools
+}
+
+// TranscriptFile is one session's transcript found by FindTranscripts.
+type TranscriptFile struct {
+	// SessionID is the file's name without .jsonl: the session_id the
+	// hooks were given (their transcript_path is this file).
+	SessionID string
+	Path      string
+	ModTime   time.Time
+}
+
+// TranscriptsRoot is the folder Claude Code keeps its transcripts in:
+// $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects.
+func TranscriptsRoot() (string, error) {
+	if d := os.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+		return filepath.Join(d, "projects"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("transcripts: %w", err)
+	}
+	return filepath.Join(home, ".claude", "projects"), nil
+}
+
+// FindTranscripts lists the session transcripts under root
+// (<root>/<encoded-cwd>/<session-id>.jsonl; subagents' files, in folders
+// below, are not sessions), oldest first. A root that does not exist has
+// none.
+func FindTranscripts(root string) ([]TranscriptFile, error) {
+	dirs, err := os.ReadDir(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("transcripts: %w", err)
+	}
+	var out []TranscriptFile
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(root, d.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("transcripts: %w", err)
+		}
+		for _, f := range files {
+			name := f.Name()
+			if f.IsDir() || !strings.HasSuffix(name, ".jsonl") {
+				continue
+			}
+			fi, err := f.Info()
+			if err != nil {
+				continue // removed meanwhile
+			}
+			out = append(out, TranscriptFile{
+				SessionID: strings.TrimSuffix(name, ".jsonl"),
+				Path:      filepath.Join(root, d.Name(), name),
+				ModTime:   fi.ModTime(),
+			})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].ModTime.Equal(out[j].ModTime) {
+			return out[i].ModTime.Before(out[j].ModTime)
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out, nil
+}
+
+// BackfillKey is the event key of one rebuilt stage: "bf-" and a hash of
+// the session, the transcript line (its uuid; a tool's id for a tool
+// run) and the stage, so that a back-fill run again stores nothing twice.
+func BackfillKey(sessionID, uuid, event string) string {
+	h := sha256.Sum256([]byte(sessionID + "\x00" + uuid + "\x00" + event))
+	return "bf-" + hex.EncodeToString(h[:16])
+}
+
+// TranscriptCwd returns the cwd of the first line of a transcript that
+// has one, "" if none does. It reads at most the file's first 1,000 lines.
+func TranscriptCwd(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("read transcript: %w", err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 64<<10)
+	for range 1000 {
+		line, err := readLine(r)
+		if len(line) > 0 {
+			var l struct {
+				Cwd string `json:"cwd"`
+			}
+			if json.Unmarshal(line, &l) == nil && l.Cwd != "" {
+				return l.Cwd, nil
+			}
+		}
+		if err == io.EOF {
+			return "", nil
+		}
+		if err != nil {
+			return "", fmt.Errorf("read transcript: %w", err)
+		}
+	}
+	return "", nil
+}
+
+// BackfillOptions are the inputs of Backfill besides the transcript.
+type BackfillOptions struct {
+	// SkipTools as in TranslateOptions; nil means privacy.DefaultSkipTools.
+	SkipTools []string
+	// Log as in TranslateOptions.
+	Log *slog.Logger
+}
+
+// bfLine is the part of a transcript line Backfill reads.
+type bfLine struct {
+	Type             string          `json:"type"`
+	UUID             string          `json:"uuid"`
+	Cwd              string          `json:"cwd"`
+	IsSidechain      bool            `json:"isSidechain"`
+	IsMeta           bool            `json:"isMeta"`
+	IsCompactSummary bool            `json:"isCompactSummary"`
+	ToolUseResult    json.RawMessage `json:"toolUseResult"`
+	Message          struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+}
+
+// bfBlock is one block of a message's content array.
+type bfBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+// Backfill reads the transcript of session sessionID at path, from the
+// first line to the last, and rebuilds the calls the live hooks would have
+// made, in their order: SessionStart (the first cwd of the lines), each
+// user prompt (UserPromptSubmit), each tool_use paired with its
+// tool_result (PostToolUse, or PostToolUseFailure when is_error), each
+// turn's end (Stop, with the turn's prompt and last assistant text) and
+// SessionEnd. Lines of subagents (isSidechain), meta messages, compaction
+// summaries and lines that do not parse are skipped, as are user messages
+// that only carry tool results (they are the tool runs).
+//
+// Each call goes through Translate, as the hook's payload would, so that
+// privacy and the tool skip list apply alike; the calls carry
+// BackfillKey's event keys. emit gets each call as soon as it is known; its
+// error stops the read and is returned. A transcript with no prompt gives
+// no call.
+func Backfill(sessionID, path string, o BackfillOptions, emit func(BackfillCall) error) (BackfillCounts, error) {
+	var counts BackfillCounts
+	f, err := os.Open(path)
+	if err != nil {
+		return counts, fmt.Errorf("read transcript: %w", err)
+	}
+	defer f.Close()
+
+	b := &backfill{sid: sessionID, path: path, o: o, emit: emit, counts: &counts, tools: map[string]bfBlock{}}
+	r := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, rerr := readLine(r)
+		if len(line) > 0 {
+			if err := b.line(line); err != nil {
+				return counts, err
+			}
+		}
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return counts, fmt.Errorf("read transcript: %w", rerr)
+		}
+	}
+	if !b.started {
+		return counts, nil
+	}
+	if err := b.endTurn(); err != nil {
+		return counts, err
+	}
+	if err := b.send(&Payload{HookEventName: EventSessionEnd, Reason: "other"}, ""); err != nil {
+		return counts, err
+	}
+	counts.Sessions = 1
+	return counts, nil
+}
+
+// readLine reads one line of any length, without its newline.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	line, err := r.ReadBytes('\n')
+	return bytesTrim(line), err
+}
+
+func bytesTrim(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r' || b[len(b)-1] == ' ') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// backfill is one run of Backfill.
+type backfill struct {
+	sid, path string
+	o         BackfillOptions
+	emit      func(BackfillCall) error
+	counts    *BackfillCounts
+
+	cwd     string // the last cwd seen
+	started bool   // SessionStart sent
+	// The open turn: its prompt's uuid and text, and the last assistant
+	// text so far.
+	turnUUID, turnPrompt, turnAssistant string
+	inTurn                              bool
+	tools                               map[string]bfBlock // tool_use blocks awaiting their result
+}
+
+func (b *backfill) line(raw []byte) error {
+	var l bfLine
+	if json.Unmarshal(raw, &l) != nil || l.IsSidechain || l.IsMeta {
+		return nil
+	}
+	if l.Cwd != "" {
+		b.cwd = l.Cwd
+	}
+	switch l.Type {
+	case "assistant":
+		var blocks []bfBlock
+		if json.Unmarshal(l.Message.Content, &blocks) != nil {
+			return nil
+		}
+		for _, bl := range blocks {
+			if bl.Type == "tool_use" && bl.ID != "" {
+				b.tools[bl.ID] = bl
+			}
+		}
+		if !b.inTurn {
+			return nil
+		}
+		if t := messageText(l.Message.Content, true); t != "" {
+			b.turnAssistant = t
+		}
+	case "user":
+		if l.IsCompactSummary {
+			return nil
+		}
+		if prompt := messageText(l.Message.Content, false); prompt != "" {
+			if notPrompt(prompt) {
+				return nil
+			}
+			return b.prompt(l, prompt)
+		}
+		return b.results(l)
+	}
+	return nil
+}
+
+// prompt ends the open turn and starts one with a user prompt.
+func (b *backfill) prompt(l bfLine, prompt string) error {
+	if err := b.endTurn(); err != nil {
+		return err
+	}
+	if !b.started {
+		b.started = true
+		if err := b.send(&Payload{HookEventName: EventSessionStart, Source: "startup"}, ""); err != nil {
+			return err
+		}
+	}
+	b.inTurn, b.turnUUID, b.turnPrompt, b.turnAssistant = true, l.UUID, prompt, ""
+	if err := b.send(&Payload{HookEventName: EventUserPromptSubmit, Prompt: prompt}, l.UUID); err != nil {
+		return err
+	}
+	b.counts.Prompts++
+	return nil
+}
+
+// notPrompt reports whether a user message's text is one Claude Code
+// writes itself, never given to UserPromptSubmit: a local slash command
+// and its output, an interruption notice.
+func notPrompt(text string) bool {
+	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "[Request interrupted by user"} {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// results sends the tool runs whose results a user line carries.
+func (b *backfill) results(l bfLine) error {
+	var blocks []bfBlock
+	if json.Unmarshal(l.Message.Content, &blocks) != nil {
+		return nil
+	}
+	n := 0
+	for _, bl := range blocks {
+		if bl.Type == "tool_result" {
+			n++
+		}
+	}
+	for _, bl := range blocks {
+		if bl.Type != "tool_result" {
+			continue
+		}
+		use, ok := b.tools[bl.ToolUseID]
+		if !ok || !b.started {
+			continue // a result of nothing seen, or before any prompt
+		}
+		delete(b.tools, bl.ToolUseID)
+		p := &Payload{
+			HookEventName: EventPostToolUse,
+			ToolName:      use.Name,
+			ToolInput:     use.Input,
+			ToolUseID:     use.ID,
+		}
+		if bl.IsError {
+			p.HookEventName = EventPostToolUseFailure
+			p.Error = resultText(bl.Content)
+		} else {
+			// The hook's tool_response is what the transcript keeps as the
+			// line's toolUseResult; only a line with one result says whose.
+			p.ToolResponse = l.ToolUseResult
+			if n != 1 || len(l.ToolUseResult) == 0 || string(l.ToolUseResult) == "null" {
+				p.ToolResponse = bl.Content
+			}
+		}
+		err := b.send(p, use.ID)
+		switch {
+		case errors.Is(err, ErrSkippedTool):
+			b.counts.SkippedTools++
+		case err != nil:
+			return err
+		default:
+			b.counts.ToolEvents++
+		}
+	}
+	return nil
+}
+
+// resultText is the text of a tool_result's content: a string, or its
+// text blocks joined by newlines.
+func resultText(content json.RawMessage) string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	var blocks []bfBlock
+	if json.Unmarshal(content, &blocks) != nil {
+		return ""
+	}
+	var parts []string
+	for _, bl := range blocks {
+		if bl.Type == "text" {
+			parts = append(parts, bl.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// endTurn sends the open turn's Stop, if it has an answer.
+func (b *backfill) endTurn() error {
+	if !b.inTurn {
+		return nil
+	}
+	b.inTurn = false
+	if b.turnAssistant == "" {
+		return nil // interrupted before any answer: Claude Code runs no Stop
+	}
+	if err := b.send(&Payload{HookEventName: EventStop, LastAssistantMessage: b.turnAssistant}, b.turnUUID); err != nil {
+		return err
+	}
+	b.counts.Turns++
+	return nil
+}
+
+// send translates one rebuilt payload and emits its call. uuid names the
+// transcript line (or tool) the stage comes from.
+func (b *backfill) send(p *Payload, uuid string) error {
+	p.SessionID = b.sid
+	p.TranscriptPath = b.path
+	p.Cwd = b.cwd
+	prompt := b.turnPrompt
+	method, params, err := Translate(p, TranslateOptions{
+		EventKey:  BackfillKey(b.sid, uuid, p.HookEventName),
+		SkipTools: b.o.SkipTools,
+		// The turn's prompt, as the live Stop reads it from the
+		// transcript's tail at that moment.
+		ReadTranscript: func(string) (Transcript, error) {
+			return Transcript{LastUserMessage: prompt, LastAssistantMessage: p.LastAssistantMessage}, nil
+		},
+		Log: b.o.Log,
+	})
+	if err != nil {
+		return err
+	}
+	return b.emit(BackfillCall{Event: p.HookEventName, Method: method, Params: params})
+}
