@@ -24,10 +24,11 @@ import (
 // $WORK/.claude/settings.json) and MNEMO_HOME ($WORK/mnemo), no embedding
 // model (search ranks the same on every machine), TZ=UTC, $HOSTS (the
 // documented hook payloads of the other coding agents,
-// adapters/claudecode/testdata/hosts), and the commands `waitidle [n]`
-// and `waitfile FILE REGEXP` (and `sqlite DB FILE.sql`, `mtime FILE`,
-// claudemem_test.go). Daemons a script leaves running are stopped
-// after it.
+// adapters/claudecode/testdata/hosts), $CLAUDEMEM_SCHEMA (claude-mem's
+// schema, adapters/claudemem/testdata/schema-v49.sql), and the commands
+// `waitidle [n]` and `waitfile FILE REGEXP` (and `sqlite DB FILE.sql`,
+// `mtime FILE`, claudemem_test.go). Daemons a script leaves running are
+// stopped after it.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -50,6 +51,11 @@ func setupScript(e *testscript.Env) error {
 		return err
 	}
 	e.Setenv("HOSTS", hosts)
+	schema, err := filepath.Abs(filepath.Join("..", "..", "adapters", "claudemem", "testdata", "schema-v49.sql"))
+	if err != nil {
+		return err
+	}
+	e.Setenv("CLAUDEMEM_SCHEMA", schema)
 	// A race-enabled binary sleeps a second at exit unless told not to.
 	e.Setenv("GORACE", strings.TrimSpace(e.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	env := append([]string(nil), e.Vars...)
