@@ -54,6 +54,7 @@ type options struct {
 	verbose            bool
 	parts              map[string]bool // what to measure
 	editorSaves        int
+	history            int // records of the history rows
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -74,7 +75,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.embedSample, "embed", 48, "observation texts embedded by the sentence encoder for its throughput")
 	fs.StringVar(&o.embedder, "embedder", "auto", "the embedder of the data sets and their daemons: auto (the sentence encoder when installed), use-lite or hash")
 	fs.IntVar(&o.useTopics, "use-topics", 1000, "topics embedded by the sentence encoder for the data sets (the others borrow their vectors)")
-	parts := fs.String("parts", "embedding,hooks,ingest,sizes,editor", "what to measure, comma-separated: embedding, hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds)")
+	parts := fs.String("parts", "embedding,hooks,ingest,sizes,editor,history", "what to measure, comma-separated: embedding, hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds), history (import claude-mem and backfill claude-code)")
+	fs.IntVar(&o.history, "history", 50000, "records of the history rows: claude-mem observations imported, Claude Code tool events back-filled")
 	fs.IntVar(&o.editorSaves, "editor-saves", 1000, "saves of the editor rows")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary homes")
 	fs.BoolVar(&o.verbose, "v", false, "log more")
@@ -85,10 +87,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	o.parts = map[string]bool{}
 	for _, p := range strings.Split(*parts, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "embedding", "hooks", "ingest", "sizes", "editor":
+		case "embedding", "hooks", "ingest", "sizes", "editor", "history":
 			o.parts[p] = true
 		default:
-			return o, fmt.Errorf("-parts: %q is not embedding, hooks, ingest, sizes or editor", p)
+			return o, fmt.Errorf("-parts: %q is not embedding, hooks, ingest, sizes, editor or history", p)
 		}
 	}
 	for _, s := range strings.Split(*sizes, ",") {
@@ -151,6 +153,7 @@ type bench struct {
 	ingest    ingestResult
 	sizes     []sizeResult
 	editor    *editorResult
+	history   []historyResult
 }
 
 func (b *bench) run(ctx context.Context) error {
@@ -271,6 +274,14 @@ func (b *bench) run(ctx context.Context) error {
 		if b.ingest, err = measureIngest(ctx, ie, b.o.clients, b.o.ingest); err != nil {
 			return fmt.Errorf("ingest: %w", err)
 		}
+	}
+	if b.o.parts["history"] {
+		b.log.Info("measuring history brought in", "records", b.o.history)
+		hr, err := measureHistory(ctx, func(name string) (*env, error) { return newEnv(name, noModels) }, b.o.history)
+		if err != nil {
+			return fmt.Errorf("history: %w", err)
+		}
+		b.history = hr
 	}
 	if !b.o.parts["sizes"] {
 		return nil
@@ -502,6 +513,15 @@ func (b *bench) rows() []row {
 	}
 	if b.editor != nil {
 		rows = append(rows, b.editor.rows()...)
+	}
+	for _, h := range b.history {
+		c := h.counts
+		note := fmt.Sprintf("%s records into a fresh home, hashing embedder: the command took %.1f s (its peak RSS %.0f MB), the store caught up %.1f s after its start (%d sessions, %d prompts, %d observations, %d summaries); the daemon's peak RSS %.0f MB",
+			sizeName(h.records), h.command.Seconds(), h.commandPeakMB, h.caughtUp.Seconds(), c.Sessions, c.Prompts, c.Observations, c.Summaries, h.daemonPeakMB)
+		if h.note != "" {
+			note += "; **" + h.note + "**"
+		}
+		rows = append(rows, row{h.what + ", " + sizeName(h.records) + " records", fmt.Sprintf("%.0f records/s", float64(h.records)/h.caughtUp.Seconds()), "", "", note})
 	}
 	return rows
 }
