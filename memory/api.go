@@ -57,6 +57,10 @@ type SessionStartParams struct {
 	// start takes none): the session is opened, no context is built or
 	// audited.
 	NoContext bool `json:"noContext,omitzero"`
+	// At is when the stage happened, for history brought in after the
+	// fact (a back-fill); zero, as the hooks send it, means now, and so
+	// does a time still to come.
+	At time.Time `json:"at,omitzero"`
 	// EventKey makes the call idempotent: a call repeated with the same key
 	// (a hook replaying its spool) has no further effect.
 	EventKey string `json:"eventKey,omitempty"`
@@ -86,6 +90,10 @@ type UserPromptParams struct {
 	// prompt stage takes no context): the prompt is stored, nothing is
 	// searched or marked given.
 	NoRecall bool `json:"noRecall,omitzero"`
+	// At is when the stage happened, for history brought in after the
+	// fact (a back-fill); zero, as the hooks send it, means now, and so
+	// does a time still to come.
+	At time.Time `json:"at,omitzero"`
 	// EventKey makes the call idempotent: a call repeated with the same key
 	// (a hook replaying its spool) has no further effect.
 	EventKey string `json:"eventKey,omitempty"`
@@ -134,6 +142,10 @@ type ToolUseParams struct {
 	// SourceEditor for an editor's saves and opens; empty for a tool run
 	// (SourceAgent).
 	Source string `json:"source,omitempty"`
+	// At is when the stage happened, for history brought in after the
+	// fact (a back-fill); zero, as the hooks send it, means now, and so
+	// does a time still to come.
+	At time.Time `json:"at,omitzero"`
 	// EventKey makes the call idempotent: a call repeated with the same key
 	// (a hook replaying its spool) has no further effect.
 	EventKey string `json:"eventKey,omitempty"`
@@ -167,6 +179,10 @@ type StopParams struct {
 	LastUserMessage      string `json:"lastUserMessage,omitempty"`
 	LastAssistantMessage string `json:"lastAssistantMessage,omitempty"`
 	TranscriptPath       string `json:"transcriptPath,omitempty"`
+	// At is when the stage happened, for history brought in after the
+	// fact (a back-fill); zero, as the hooks send it, means now, and so
+	// does a time still to come.
+	At time.Time `json:"at,omitzero"`
 	// EventKey makes the call idempotent: a call repeated with the same key
 	// (a hook replaying its spool) has no further effect.
 	EventKey string `json:"eventKey,omitempty"`
@@ -181,6 +197,10 @@ func (p *StopParams) Validate() error {
 type SessionEndParams struct {
 	ContentSessionID string `json:"contentSessionId"`
 	Reason           string `json:"reason,omitempty"`
+	// At is when the stage happened, for history brought in after the
+	// fact (a back-fill); zero, as the hooks send it, means now, and so
+	// does a time still to come.
+	At time.Time `json:"at,omitzero"`
 	// EventKey makes the call idempotent: a call repeated with the same key
 	// (a hook replaying its spool) has no further effect.
 	EventKey string `json:"eventKey,omitempty"`

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // BackfillCall is one daemon call rebuilt from a transcript: what the live
@@ -160,6 +162,7 @@ type BackfillOptions struct {
 type bfLine struct {
 	Type             string          `json:"type"`
 	UUID             string          `json:"uuid"`
+	Timestamp        time.Time       `json:"timestamp"`
 	Cwd              string          `json:"cwd"`
 	IsSidechain      bool            `json:"isSidechain"`
 	IsMeta           bool            `json:"isMeta"`
@@ -254,8 +257,9 @@ type backfill struct {
 	emit      func(BackfillCall) error
 	counts    *BackfillCounts
 
-	cwd     string // the last cwd seen
-	started bool   // SessionStart sent
+	cwd     string    // the last cwd seen
+	at      time.Time // the time of the last line that had one
+	started bool      // SessionStart sent
 	// The open turn: its prompt's uuid and text, and the last assistant
 	// text so far.
 	turnUUID, turnPrompt, turnAssistant string
@@ -270,6 +274,9 @@ func (b *backfill) line(raw []byte) error {
 	}
 	if l.Cwd != "" {
 		b.cwd = l.Cwd
+	}
+	if !l.Timestamp.IsZero() {
+		b.at = l.Timestamp
 	}
 	switch l.Type {
 	case "assistant":
@@ -440,6 +447,20 @@ func (b *backfill) send(p *Payload, uuid string) error {
 	})
 	if err != nil {
 		return err
+	}
+	// When it happened: the store keeps the work's time, not the
+	// back-fill's.
+	switch pp := params.(type) {
+	case *memory.SessionStartParams:
+		pp.At = b.at
+	case *memory.UserPromptParams:
+		pp.At = b.at
+	case *memory.ToolUseParams:
+		pp.At = b.at
+	case *memory.StopParams:
+		pp.At = b.at
+	case *memory.SessionEndParams:
+		pp.At = b.at
 	}
 	return b.emit(BackfillCall{Event: p.HookEventName, Method: method, Params: params})
 }

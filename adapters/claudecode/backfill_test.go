@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
 	"github.com/mnemo-dev/mnemo/memory"
@@ -66,20 +67,35 @@ func TestBackfillEqualsLiveRecorded(t *testing.T) {
 			t.Errorf("%s: event key %q is not a back-fill key", c.Event, eventKey(c.Params))
 		}
 	}
+	// Each back-filled call carries the time of its transcript line (the
+	// live hook's calls are stamped by the daemon on arrival), never before
+	// the session began nor out of order.
+	var last time.Time
+	for _, c := range back {
+		b, _ := json.Marshal(c.Params)
+		var at struct {
+			At time.Time `json:"at"`
+		}
+		json.Unmarshal(b, &at)
+		if at.At.IsZero() || at.At.Before(last) || at.At.Year() != 2026 {
+			t.Errorf("%s: at %v (the one before %v): want the transcript's time, in order", c.Event, at.At, last)
+		}
+		last = at.At
+	}
 	norm := func(cs []claudecode.BackfillCall) []string {
 		var out []string
 		for _, c := range cs {
 			switch p := c.Params.(type) {
 			case *memory.SessionStartParams:
-				p.EventKey = ""
+				p.EventKey, p.At = "", time.Time{}
 			case *memory.UserPromptParams:
-				p.EventKey = ""
+				p.EventKey, p.At = "", time.Time{}
 			case *memory.ToolUseParams:
-				p.EventKey = ""
+				p.EventKey, p.At = "", time.Time{}
 			case *memory.StopParams:
-				p.EventKey, p.TranscriptPath = "", ""
+				p.EventKey, p.TranscriptPath, p.At = "", "", time.Time{}
 			case *memory.SessionEndParams:
-				p.EventKey, p.Reason = "", ""
+				p.EventKey, p.Reason, p.At = "", "", time.Time{}
 			}
 			b, _ := json.Marshal(c.Params)
 			out = append(out, c.Event+" "+c.Method+" "+string(b))

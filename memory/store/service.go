@@ -193,6 +193,16 @@ func (m *Memory) project(explicit, cwd string) string {
 	return "default"
 }
 
+// at is when a stage happened: the client's time for history brought in
+// after the fact, else (zero, or still to come) now.
+func (m *Memory) at(t time.Time) time.Time {
+	now := m.now()
+	if t.IsZero() || t.After(now) {
+		return now
+	}
+	return t
+}
+
 // clean strips privacy tags and redacts secrets, logging when a text
 // carried an unusual number of tags.
 func (m *Memory) clean(s string, max int) string {
@@ -243,7 +253,7 @@ func (m *Memory) SessionStart(ctx context.Context, p memory.SessionStartParams) 
 			return rememberEvent(txn, p.EventKey, memory.ContextResult{SessionID: s.ID, Project: s.Project})
 		}
 	}
-	sess, err := m.store.ensureSession(ctx, p.ContentSessionID, project, p.Cwd, p.Platform, m.now(), seen)
+	sess, err := m.store.ensureSession(ctx, p.ContentSessionID, project, p.Cwd, p.Platform, m.at(p.At), seen)
 	if err != nil {
 		return memory.ContextResult{}, fmt.Errorf("session start: %w", err)
 	}
@@ -265,7 +275,7 @@ func (m *Memory) UserPromptSubmit(ctx context.Context, p memory.UserPromptParams
 	if err := p.Validate(); err != nil {
 		return memory.UserPromptResult{}, err
 	}
-	now := m.now()
+	now := m.at(p.At)
 	private := privacy.IsFullyPrivate(p.Prompt)
 	text := m.clean(p.Prompt, memory.MaxPromptBytes)
 	// The recall's search runs while the prompt is written: one waits for
@@ -335,7 +345,7 @@ func (m *Memory) PostToolUse(ctx context.Context, p memory.ToolUseParams) (memor
 		ToolName: p.ToolName, ToolUseID: p.ToolUseID, Source: p.Source,
 		ToolInput: m.cleanJSON(p.ToolInput), ToolResponse: m.cleanJSON(p.ToolResponse),
 	}
-	return m.enqueue(ctx, p.ContentSessionID, m.project("", p.Cwd), p.EventKey, ev)
+	return m.enqueue(ctx, p.ContentSessionID, m.project("", p.Cwd), p.EventKey, p.At, ev)
 }
 
 // Stop queues a summary of the turn that just ended.
@@ -348,11 +358,11 @@ func (m *Memory) Stop(ctx context.Context, p memory.StopParams) (memory.QueueRes
 		LastUserMessage:      m.clean(p.LastUserMessage, memory.MaxMessageBytes),
 		LastAssistantMessage: m.clean(p.LastAssistantMessage, memory.MaxMessageBytes),
 	}
-	return m.enqueue(ctx, p.ContentSessionID, "", p.EventKey, ev)
+	return m.enqueue(ctx, p.ContentSessionID, "", p.EventKey, p.At, ev)
 }
 
-func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, ev memory.Event) (memory.QueueResult, error) {
-	now := m.now()
+func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, at time.Time, ev memory.Event) (memory.QueueResult, error) {
+	now := m.at(at)
 	var res memory.QueueResult
 	var eventID uint64 // kept across retries: a conflict does not use up an id
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
@@ -417,7 +427,7 @@ func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (mem
 	if err := p.Validate(); err != nil {
 		return memory.SessionEndResult{}, err
 	}
-	now := m.now()
+	now := m.at(p.At)
 	var status memory.SessionStatus
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		sess, err := m.store.sessionByContentID(txn, p.ContentSessionID)

@@ -298,7 +298,12 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 			sum := *s
 			sum.ID = 0
 			sum.SessionID, sum.ContentSessionID, sum.MemorySessionID = sess.ID, sess.ContentSessionID, out.MemorySessionID
+			// The turn's end, when the event has its time (a back-fill's
+			// is in the past).
 			sum.PromptNumber, sum.Project, sum.Time = ev.PromptNumber, sess.Project, now
+			if !ev.Time.IsZero() && ev.Time.Before(now) {
+				sum.Time = ev.Time
+			}
 			m.scrubSummary(&sum)
 			if err := m.store.putSummary(txn, &sum); err != nil {
 				return err

@@ -26,8 +26,9 @@ import (
 // into B adds nothing, and a back-fill into A skips the session as
 // captured live.
 //
-// Inherent differences, not compared: ids and times (B's records are made
-// at back-fill time, not when the work happened), the memory session ids
+// Inherent differences, not compared: ids; times to the millisecond (live
+// records take the moment the hook's call arrived, back-filled ones the
+// time of their transcript line); the memory session ids
 // (each home's agent run has its own), and the context and recall the
 // hooks gave the live session (a back-fill shows nothing to an agent, so
 // it asks for none). Subagents' tool runs are not in this session; live
