@@ -19,40 +19,27 @@ func exportTo(ctx context.Context, mem *store.Memory, p memory.ExportParams) (me
 	if p.Format == memory.FormatMarkdown {
 		return exportMarkdown(ctx, mem, p)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p.Path), ".mnemo-export-*")
-	if err != nil {
-		return memory.ExportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
-	}
-	defer os.Remove(tmp.Name())
-	n, err := mem.Export(ctx, tmp, p.Vectors)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), p.Path)
-	}
-	return memory.ExportResult{Records: n}, err
+	var res memory.ExportResult
+	err := replaceFile(p.Path, func(w io.Writer) error {
+		var err error
+		res.Records, err = mem.Export(ctx, w, p.Vectors)
+		return err
+	})
+	return res, err
 }
 
 // exportMarkdown writes a document per project into the folder p.Path,
-// <project>.md, each replaced whole (a temporary file, fsynced, renamed),
-// so that a reader never sees half of one.
+// <project>.md, each replaced whole (replaceFile), so that a reader never
+// sees half of one.
 func exportMarkdown(ctx context.Context, mem *store.Memory, p memory.ExportParams) (memory.ExportResult, error) {
 	if err := os.MkdirAll(p.Path, 0o755); err != nil {
 		return memory.ExportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
 	}
 	var res memory.ExportResult
-	n, err := mem.ExportMarkdown(ctx, p.Project, func(project string) (io.WriteCloser, error) {
+	n, err := mem.ExportMarkdown(ctx, p.Project, func(project string, fill func(io.Writer) error) error {
 		name := filepath.Join(p.Path, documentName(project))
-		tmp, err := os.CreateTemp(p.Path, "."+filepath.Base(name)+".tmp-*")
-		if err != nil {
-			return nil, err
-		}
 		res.Files = append(res.Files, name)
-		return &renameOnClose{File: tmp, to: name}, nil
+		return replaceFile(name, fill)
 	})
 	res.Records = n
 	return res, err
@@ -75,23 +62,25 @@ func documentName(project string) string {
 	return name + ".md"
 }
 
-// renameOnClose is a temporary file that Close fsyncs and renames to its
-// place; a Close that fails removes it.
-type renameOnClose struct {
-	*os.File
-	to string
-}
-
-func (f *renameOnClose) Close() error {
-	err := f.File.Sync()
-	if cerr := f.File.Close(); err == nil {
+// replaceFile writes the file at path whole: fill writes a temporary file
+// in the same folder, which is fsynced and renamed over path only when fill
+// and the writes succeed; otherwise it is removed and path stays as it was.
+// A temporary file that cannot be made is a bad path (a FieldError).
+func replaceFile(path string, fill func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return &memory.FieldError{Field: "path", Reason: err.Error()}
+	}
+	defer os.Remove(tmp.Name()) // gone once renamed; removed when not
+	err = fill(tmp)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.File.Name(), f.to)
-	}
-	if err != nil {
-		os.Remove(f.File.Name())
+		err = os.Rename(tmp.Name(), path)
 	}
 	return err
 }

@@ -20,13 +20,14 @@ import (
 // observations and the summary of its turn; then the notes saved outside
 // any session. It is for people and version control; JSON lines (Export)
 // stay the lossless format. project, when set, keeps that project only.
-// open gives the writer of a project's document; ExportMarkdown closes it.
-// It returns the number of records written.
+// write stores a project's document: it calls fill with the writer to fill,
+// and keeps what fill wrote only when fill returns nil. It returns the
+// number of records written.
 //
 // One project is read at a time, one session at a time (its prompts,
 // observations and summaries from their indexes), so memory stays bounded
 // by the largest session, not the store.
-func (m *Memory) ExportMarkdown(ctx context.Context, project string, open func(project string) (io.WriteCloser, error)) (int, error) {
+func (m *Memory) ExportMarkdown(ctx context.Context, project string, write func(project string, fill func(io.Writer) error) error) (int, error) {
 	byProject := map[string][]memory.Session{}
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, pSession, false, func(item *badger.Item) error {
@@ -59,15 +60,11 @@ func (m *Memory) ExportMarkdown(ctx context.Context, project string, open func(p
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		w, err := open(p)
-		if err != nil {
-			return n, fmt.Errorf("export markdown: %w", err)
-		}
-		k, err := m.writeProjectMarkdown(ctx, w, p, byProject[p])
-		n += k
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
+		err := write(p, func(w io.Writer) error {
+			k, err := m.writeProjectMarkdown(ctx, w, p, byProject[p])
+			n += k
+			return err
+		})
 		if err != nil {
 			return n, fmt.Errorf("export markdown %s: %w", p, err)
 		}
