@@ -121,23 +121,26 @@ func (d *daemon) stop() error {
 }
 
 // rss is a process's resident memory in MiB, from /proc/<pid>/status:
-// VmRSS, and its anonymous (heap, stacks) and file-backed (mapped files:
-// the binary, Badger's tables and value log) parts.
-type rss struct{ total, anon, file float64 }
+// VmRSS, its anonymous (heap, stacks) and file-backed (mapped files: the
+// binary, Badger's tables and value log) parts, and its peak (VmHWM).
+type rss struct{ total, anon, file, peak float64 }
 
 func (r rss) String() string {
 	return fmt.Sprintf("%.0f MB (anonymous %.0f, mapped files %.0f)", r.total, r.anon, r.file)
 }
 
 // rssMB reads the daemon's resident memory.
-func (d *daemon) rssMB() (rss, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", d.cmd.Process.Pid))
+func (d *daemon) rssMB() (rss, error) { return processRSS(d.cmd.Process.Pid) }
+
+// processRSS reads a process's resident memory.
+func processRSS(pid int) (rss, error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return rss{}, err
 	}
 	defer f.Close()
 	var r rss
-	fields := map[string]*float64{"VmRSS:": &r.total, "RssAnon:": &r.anon, "RssFile:": &r.file}
+	fields := map[string]*float64{"VmRSS:": &r.total, "RssAnon:": &r.anon, "RssFile:": &r.file, "VmHWM:": &r.peak}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		for name, dst := range fields {

@@ -114,25 +114,9 @@ func measureHistoryCommand(ctx context.Context, e *env, n int, what string, args
 	}
 	res.caughtUp = changed.Sub(start)
 	res.counts = last
-	res.daemonPeakMB, err = peakRSSMB(d.cmd.Process.Pid)
+	r, err := d.rssMB()
+	res.daemonPeakMB = r.peak
 	return res, err
-}
-
-// peakRSSMB is a process's peak resident memory (VmHWM), in MiB.
-func peakRSSMB(pid int) (float64, error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-			return kb / 1024, err
-		}
-	}
-	return 0, fmt.Errorf("no VmHWM in /proc/%d/status", pid)
 }
 
 // writeClaudeMemDB makes a claude-mem database of n observations with
