@@ -19,16 +19,6 @@ func installers() []claudecode.Installer {
 	return append(slices.Clone(claudecode.Installers), opencodeInstaller())
 }
 
-// installerFor returns the installer of a host.
-func installerFor(host string) (claudecode.Installer, bool) {
-	all := installers()
-	i := slices.IndexFunc(all, func(in claudecode.Installer) bool { return in.Host == host })
-	if i < 0 {
-		return claudecode.Installer{}, false
-	}
-	return all[i], true
-}
-
 // opencodeEvents are the stages the plugin hands to mnemo-hook.
 var opencodeEvents = []string{
 	claudecode.EventSessionStart, claudecode.EventUserPromptSubmit, claudecode.EventPostToolUse,
