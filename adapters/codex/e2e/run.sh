@@ -36,26 +36,10 @@ export MNEMO_CLAUDE_BIN
 mkdir -p "$repo/bin"
 (cd "$repo" && go test -c -tags e2e -o bin/codex-e2e.test ./adapters/codex/e2e/)
 
-artifacts=${MNEMO_CODEX_E2E_ARTIFACTS:-$repo/.cache/e2e-artifacts-codex}
-if [ "$artifacts" = none ]; then
-	unset MNEMO_E2E_ARTIFACTS
-else
-	rm -rf "$artifacts"
-	mkdir -p "$artifacts"
-	export MNEMO_E2E_ARTIFACTS="$artifacts"
-fi
-for v in MNEMO_BIN MNEMO_HOOK_BIN; do
-	eval "val=\${$v:-}"
-	if [ -n "$val" ]; then
-		# absolute, because the test binary runs in the package folder
-		val=$(cd "$(dirname "$val")" && pwd)/$(basename "$val")
-		export "$v=$val"
-	fi
-done
+. "$repo/adapters/claudecode/e2e/offline.sh"
+offline_artifacts "${MNEMO_CODEX_E2E_ARTIFACTS:-$repo/.cache/e2e-artifacts-codex}"
+offline_abs MNEMO_BIN MNEMO_HOOK_BIN
 
-ns="unshare -n"
-[ "$(id -u)" -eq 0 ] || ns="unshare -r -n"
 # The test binary runs in its package folder, as `go test` would run it.
 cd "$here"
-# shellcheck disable=SC2016 # $0 and $@ expand in the inner shell
-exec $ns sh -c 'ip link set lo up && exec "$0" "$@"' "$repo/bin/codex-e2e.test" -test.v -test.timeout 5m "$@"
+offline_exec "$repo/bin/codex-e2e.test" "$@"

@@ -31,22 +31,9 @@ export MNEMO_OPENCODE_BIN
 mkdir -p "$repo/bin"
 (cd "$repo" && go test -c -tags e2e -o bin/e2e-opencode.test ./adapters/opencode/e2e/)
 
-artifacts=${MNEMO_E2E_ARTIFACTS:-$repo/.cache/e2e-artifacts-opencode}
-if [ "$artifacts" = none ]; then
-	unset MNEMO_E2E_ARTIFACTS
-else
-	rm -rf "$artifacts"
-	mkdir -p "$artifacts"
-	export MNEMO_E2E_ARTIFACTS="$artifacts"
-fi
-for v in MNEMO_BIN MNEMO_HOOK_BIN MNEMO_OPENCODE_BIN; do
-	eval "val=\${$v:-}"
-	if [ -n "$val" ]; then
-		# absolute, because the test binary runs in the package folder
-		val=$(cd "$(dirname "$val")" && pwd)/$(basename "$val")
-		export "$v=$val"
-	fi
-done
+. "$repo/adapters/claudecode/e2e/offline.sh"
+offline_artifacts "${MNEMO_E2E_ARTIFACTS:-$repo/.cache/e2e-artifacts-opencode}"
+offline_abs MNEMO_BIN MNEMO_HOOK_BIN MNEMO_OPENCODE_BIN
 
 # The resolver the namespace sees: 127.0.0.1, where the tests listen.
 resolv=$(mktemp)
