@@ -46,6 +46,13 @@ const (
 	MaxLimit         = 1000
 )
 
+// BackfillKeyPrefix starts the event keys of the calls a back-fill
+// rebuilds from an agent's transcripts. The store keeps those keys for
+// good, where it forgets a hook's after 30 days: a back-fill may be
+// resumed, or a session topped up, at any later time, and must still
+// store each record once.
+const BackfillKeyPrefix = "bf-"
+
 // SessionStartParams opens (or reopens) a session and asks for context.
 type SessionStartParams struct {
 	ContentSessionID string `json:"contentSessionId"`

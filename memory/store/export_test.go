@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"math"
 
 	"github.com/dgraph-io/badger/v4"
@@ -95,4 +96,21 @@ func Reframing(m *Memory) bool {
 		return err
 	})
 	return err == nil
+}
+
+// EventKeyExpires is when m forgets the idempotency key k (zero: never),
+// and whether m has it.
+func EventKeyExpires(m *Memory, k string) (expires uint64, ok bool, err error) {
+	err = m.store.view(func(txn *badger.Txn) error {
+		item, err := txn.Get(key(pEventKey, []byte(k)))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		expires, ok = item.ExpiresAt(), true
+		return nil
+	})
+	return expires, ok, err
 }

@@ -158,6 +158,28 @@ func TestEventKeyMakesCallsIdempotent(t *testing.T) {
 	}
 }
 
+// A hook's event key is forgotten after 30 days; a back-fill's is kept for
+// good, so that a back-fill resumed or topped up later stores nothing twice.
+func TestBackfillKeysAreKeptForGood(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	for _, k := range []string{"hook-key", memory.BackfillKeyPrefix + "0123"} {
+		p := memory.UserPromptParams{ContentSessionID: "cc-ttl", Cwd: "/src/shop", Prompt: "hello " + k, EventKey: k}
+		if _, err := m.UserPromptSubmit(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		expires, ok, err := store.EventKeyExpires(m, k)
+		switch {
+		case err != nil || !ok:
+			t.Fatalf("%s: not stored (%v)", k, err)
+		case k == "hook-key" && (expires == 0 || time.Until(time.Unix(int64(expires), 0)) < 29*24*time.Hour):
+			t.Errorf("%s expires at %d, want in 30 days", k, expires)
+		case k != "hook-key" && expires != 0:
+			t.Errorf("%s expires at %d, want never", k, expires)
+		}
+	}
+}
+
 func TestBadInputNamesTheField(t *testing.T) {
 	m := MustOpen(t, store.Options{InMemory: true})
 	ctx := context.Background()

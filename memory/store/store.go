@@ -66,7 +66,8 @@ var (
 	pEventKey   = []byte("i/ek/")
 )
 
-// eventKeyTTL is how long an idempotency key is remembered.
+// eventKeyTTL is how long an idempotency key is remembered; a back-fill's
+// (memory.BackfillKeyPrefix) are remembered for good.
 const eventKeyTTL = 30 * 24 * time.Hour
 
 // seenEvent looks up the result stored under an idempotency key.
@@ -90,7 +91,11 @@ func rememberEvent(txn *badger.Txn, k string, result any) error {
 	if err != nil {
 		return err
 	}
-	return txn.SetEntry(badger.NewEntry(key(pEventKey, []byte(k)), b).WithTTL(eventKeyTTL))
+	e := badger.NewEntry(key(pEventKey, []byte(k)), b)
+	if !strings.HasPrefix(k, memory.BackfillKeyPrefix) {
+		e = e.WithTTL(eventKeyTTL)
+	}
+	return txn.SetEntry(e)
 }
 
 func be64(n uint64) []byte { return binary.BigEndian.AppendUint64(nil, n) }
