@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -45,13 +44,18 @@ func (c *BackfillCounts) Add(o BackfillCounts) {
 	c.SkippedTools += o.SkippedTools
 }
 
-// TranscriptFile is one session's transcript found by FindTranscripts.
+// TranscriptFile is one session's transcript found by a TranscriptSource.
 type TranscriptFile struct {
-	// SessionID is the file's name without .jsonl: the session_id the
-	// hooks were given (their transcript_path is this file).
+	// SessionID is the session's id as Mnemo stores it: for Claude Code
+	// the file's name without .jsonl (the session_id its hooks were
+	// given), for the other hosts their id namespaced (codex:<id>).
 	SessionID string
 	Path      string
 	ModTime   time.Time
+	Size      int64
+	// Cwd is the session's folder where finding the file read it (Codex,
+	// Gemini); Claude Code's is read by TranscriptCwd.
+	Cwd string
 }
 
 // TranscriptsRoot is the folder Claude Code keeps its transcripts in:
@@ -101,24 +105,21 @@ func FindTranscripts(root string) ([]TranscriptFile, error) {
 				SessionID: strings.TrimSuffix(name, ".jsonl"),
 				Path:      filepath.Join(root, d.Name(), name),
 				ModTime:   fi.ModTime(),
+				Size:      fi.Size(),
 			})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if !out[i].ModTime.Equal(out[j].ModTime) {
-			return out[i].ModTime.Before(out[j].ModTime)
-		}
-		return out[i].Path < out[j].Path
-	})
+	sortTranscripts(out)
 	return out, nil
 }
 
-// BackfillKey is the event key of one rebuilt stage: "bf-" and a hash of
-// the session, the transcript line (its uuid; a tool's id for a tool
-// run) and the stage, so that a back-fill run again stores nothing twice.
+// BackfillKey is the event key of one rebuilt stage: memory's
+// BackfillKeyPrefix and a hash of the session, the transcript's name for
+// the event (a line's uuid, a tool's id, a turn's id) and the stage, so
+// that a back-fill run again, however much later, stores nothing twice.
 func BackfillKey(sessionID, uuid, event string) string {
 	h := sha256.Sum256([]byte(sessionID + "\x00" + uuid + "\x00" + event))
-	return "bf-" + hex.EncodeToString(h[:16])
+	return memory.BackfillKeyPrefix + hex.EncodeToString(h[:16])
 }
 
 // TranscriptCwd returns the cwd of the first line of a transcript that
@@ -230,7 +231,9 @@ func Backfill(sessionID, path string, o BackfillOptions, emit func(BackfillCall)
 	if err := b.endTurn(); err != nil {
 		return counts, err
 	}
-	if err := b.send(&Payload{HookEventName: EventSessionEnd, Reason: "other"}, ""); err != nil {
+	// Keyed by the last line: a session that went on after a back-fill
+	// ends again when topped up.
+	if err := b.send(&Payload{HookEventName: EventSessionEnd, Reason: "other"}, b.last); err != nil {
 		return counts, err
 	}
 	counts.Sessions = 1
@@ -259,6 +262,7 @@ type backfill struct {
 
 	cwd     string    // the last cwd seen
 	at      time.Time // the time of the last line that had one
+	last    string    // the uuid of the last line read
 	started bool      // SessionStart sent
 	// The open turn: its prompt's uuid and text, and the last assistant
 	// text so far.
@@ -277,6 +281,9 @@ func (b *backfill) line(raw []byte) error {
 	}
 	if !l.Timestamp.IsZero() {
 		b.at = l.Timestamp
+	}
+	if l.UUID != "" {
+		b.last = l.UUID
 	}
 	switch l.Type {
 	case "assistant":
@@ -448,19 +455,23 @@ func (b *backfill) send(p *Payload, uuid string) error {
 	if err != nil {
 		return err
 	}
-	// When it happened: the store keeps the work's time, not the
-	// back-fill's.
+	setAt(params, b.at)
+	return b.emit(BackfillCall{Event: p.HookEventName, Method: method, Params: params})
+}
+
+// setAt dates a rebuilt call when its work happened: the store keeps the
+// work's time, not the back-fill's.
+func setAt(params any, at time.Time) {
 	switch pp := params.(type) {
 	case *memory.SessionStartParams:
-		pp.At = b.at
+		pp.At = at
 	case *memory.UserPromptParams:
-		pp.At = b.at
+		pp.At = at
 	case *memory.ToolUseParams:
-		pp.At = b.at
+		pp.At = at
 	case *memory.StopParams:
-		pp.At = b.at
+		pp.At = at
 	case *memory.SessionEndParams:
-		pp.At = b.at
+		pp.At = at
 	}
-	return b.emit(BackfillCall{Event: p.HookEventName, Method: method, Params: params})
 }
