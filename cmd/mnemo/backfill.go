@@ -20,36 +20,71 @@ import (
 )
 
 func backfillCommand() *cli.Command {
-	return &cli.Command{
+	cmd := &cli.Command{
 		Name:  "backfill",
 		Usage: "feed an agent's past sessions to the memory, from its transcripts",
-		Subcommands: []*cli.Command{{
-			Name:  "claude-code",
-			Usage: "back-fill Claude Code's transcripts (~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects)",
+		Description: "Each session is replayed through the hooks' own stages, dated when its work happened,\n" +
+			"skipping Mnemo's observer and the sessions captured live; a rerun (also after a kill,\n" +
+			"however much later) stores nothing twice, and tops up a session that went on since.",
+	}
+	for _, src := range claudecode.TranscriptSources() {
+		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
+			Name:  src.Host,
+			Usage: "back-fill " + hostTitle(src.Host) + "'s transcripts (" + src.Where + ")",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "project", Usage: "only the sessions run in this folder or below it"},
 				&cli.StringFlag{Name: "since", Usage: "only the transcripts written since this date (2006-01-02 or RFC 3339)"},
 				&cli.BoolFlag{Name: "dry-run", Usage: "count what would be sent, send nothing"},
 			},
-			Action: backfillClaudeCode,
-		}},
+			Action: func(c *cli.Context) error { return backfillHost(c, src) },
+		})
 	}
+	return cmd
 }
 
-// backfillState is what `mnemo backfill` remembers in
-// <home>/backfill/claude-code.json: the sessions it began ("started") and
-// finished ("done"). A session the daemon has that the back-fill never
-// began was captured live and is skipped; one it began and did not finish
-// (killed) is sent again, and the event keys keep each record once.
-type backfillState map[string]string
-
-func backfillStatePath(home string) string {
-	return filepath.Join(home, "backfill", "claude-code.json")
+func hostTitle(name string) string {
+	if h, ok := claudecode.HostNamed(name); ok {
+		return h.Title
+	}
+	return name
 }
 
-func loadBackfillState(home string) (backfillState, error) {
+// backfillEntry is what `mnemo backfill` remembers of one session: that
+// it began ("started") or finished ("done") sending it, and at "done" the
+// transcript's size and the prompts it sent, so that a session that went
+// on since is topped up, and one that went on live is left alone.
+type backfillEntry struct {
+	Status  string `json:"status"`
+	Size    int64  `json:"size,omitempty"`
+	Prompts int    `json:"prompts,omitempty"`
+}
+
+// UnmarshalJSON also reads the state of earlier versions: the status alone.
+func (e *backfillEntry) UnmarshalJSON(b []byte) error {
+	var status string
+	if json.Unmarshal(b, &status) == nil {
+		*e = backfillEntry{Status: status}
+		return nil
+	}
+	type plain backfillEntry
+	return json.Unmarshal(b, (*plain)(e))
+}
+
+// backfillState is what `mnemo backfill HOST` remembers in
+// <home>/backfill/HOST.json, by session id. A session the daemon has that
+// the back-fill never began was captured live and is skipped; one it
+// began and did not finish (killed) is sent again, and the event keys
+// keep each record once.
+type backfillState map[string]backfillEntry
+
+func backfillStatePath(home, host string) string {
+	return filepath.Join(home, "backfill", host+".json")
+}
+
+func loadBackfillState(home, host string) (backfillState, error) {
 	st := backfillState{}
-	b, err := os.ReadFile(backfillStatePath(home))
+	path := backfillStatePath(home, host)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return st, nil
 	}
@@ -57,14 +92,14 @@ func loadBackfillState(home string) (backfillState, error) {
 		return nil, err
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", backfillStatePath(home), err)
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return st, nil
 }
 
 // save writes the state atomically (a temporary file renamed over it).
-func (st backfillState) save(home string) error {
-	path := backfillStatePath(home)
+func (st backfillState) save(home, host string) error {
+	path := backfillStatePath(home, host)
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
@@ -72,7 +107,7 @@ func (st backfillState) save(home string) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".claude-code-*")
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+host+"-*")
 	if err != nil {
 		return err
 	}
@@ -109,7 +144,7 @@ func within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
 }
 
-func backfillClaudeCode(c *cli.Context) error {
+func backfillHost(c *cli.Context, src claudecode.TranscriptSource) error {
 	home, err := homeDir(c)
 	if err != nil {
 		return err
@@ -124,20 +159,24 @@ func backfillClaudeCode(c *cli.Context) error {
 			return err
 		}
 	}
-	root, err := claudecode.TranscriptsRoot()
+	root, err := src.Root()
 	if err != nil {
 		return err
 	}
-	files, err := claudecode.FindTranscripts(root)
+	files, err := src.Find(root)
 	if err != nil {
 		return err
 	}
 	dry := c.Bool("dry-run")
 	w := c.App.Writer
-	fmt.Fprintf(w, "%d Claude Code transcripts in %s\n", len(files), root)
+	fmt.Fprintf(w, "%d %s transcripts in %s\n", len(files), hostTitle(src.Host), root)
 
 	run := func(ctx context.Context, cl *client.Client) error {
-		b := &backfiller{w: w, home: home, cl: cl, dry: dry, project: project, since: since, skipped: map[string]int{}}
+		b := &backfiller{w: w, progress: newProgress(c.App.ErrWriter, "backfill "+src.Host, "sessions", len(files)),
+			src: src, home: home, cl: cl, dry: dry, project: project, since: since, skipped: map[string]int{}}
+		b.progress.detail = func() string {
+			return fmt.Sprintf("%d prompts, %d tool events", b.total.Prompts, b.total.ToolEvents)
+		}
 		return b.run(ctx, files)
 	}
 	if !dry {
@@ -155,31 +194,49 @@ func backfillClaudeCode(c *cli.Context) error {
 	return run(c.Context, client.New(cl))
 }
 
-// backfiller is one run of `mnemo backfill claude-code`.
+// backfiller is one run of `mnemo backfill HOST`.
 type backfiller struct {
-	w       io.Writer
-	home    string
-	cl      *client.Client // nil: a dry run without a daemon
-	dry     bool
-	project string
-	since   time.Time
+	w        io.Writer
+	progress *progress
+	src      claudecode.TranscriptSource
+	home     string
+	cl       *client.Client // nil: a dry run without a daemon
+	dry      bool
+	project  string
+	since    time.Time
 
 	total   claudecode.BackfillCounts
 	skipped map[string]int // why → sessions
+	topped  int            // sessions topped up
 }
 
+// The reasons a session is not back-filled, in the order the final count
+// gives them.
+const (
+	skipLive     = "captured live"
+	skipDone     = "already back-filled"
+	skipObserver = "Mnemo's observer"
+	skipProject  = "outside --project"
+	skipSince    = "before --since"
+	skipNoPrompt = "no prompt"
+	skipNotRead  = "not a session this Mnemo reads"
+)
+
+var skipOrder = []string{skipLive, skipDone, skipObserver, skipProject, skipSince, skipNoPrompt, skipNotRead}
+
 func (b *backfiller) run(ctx context.Context, files []claudecode.TranscriptFile) error {
-	known := map[string]bool{}
+	known := map[string]memory.Session{}
 	if b.cl != nil {
 		res, err := b.cl.Sessions(ctx)
 		if err != nil {
 			return fmt.Errorf("list the daemon's sessions: %w", err)
 		}
 		for _, s := range res.Sessions {
-			known[s.ContentSessionID] = true
+			known[s.ContentSessionID] = s
 		}
 	}
-	state, err := loadBackfillState(b.home)
+	host := b.src.Host
+	state, err := loadBackfillState(b.home, host)
 	if err != nil {
 		return err
 	}
@@ -188,7 +245,8 @@ func (b *backfiller) run(ctx context.Context, files []claudecode.TranscriptFile)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		why, err := b.skip(f, agents, known, state)
+		b.progress.Set(i)
+		why, topUp, err := b.skip(f, agents, known, state)
 		if err != nil {
 			return err
 		}
@@ -197,12 +255,12 @@ func (b *backfiller) run(ctx context.Context, files []claudecode.TranscriptFile)
 			continue
 		}
 		if !b.dry {
-			state[f.SessionID] = "started"
-			if err := state.save(b.home); err != nil {
+			state[f.SessionID] = backfillEntry{Status: "started"}
+			if err := state.save(b.home, host); err != nil {
 				return err
 			}
 		}
-		n, err := claudecode.Backfill(f.SessionID, f.Path, claudecode.BackfillOptions{SkipTools: claudecode.SkipTools()}, func(call claudecode.BackfillCall) error {
+		n, err := b.src.Backfill(f, claudecode.BackfillOptions{SkipTools: claudecode.SkipTools()}, func(call claudecode.BackfillCall) error {
 			if b.dry {
 				return nil
 			}
@@ -212,19 +270,20 @@ func (b *backfiller) run(ctx context.Context, files []claudecode.TranscriptFile)
 			return fmt.Errorf("session %s (%s): %w", f.SessionID, f.Path, err)
 		}
 		if n.Sessions == 0 {
-			b.skipped["no prompt"]++
+			b.skipped[skipNoPrompt]++
 		}
 		if !b.dry {
-			state[f.SessionID] = "done"
-			if err := state.save(b.home); err != nil {
+			state[f.SessionID] = backfillEntry{Status: "done", Size: f.Size, Prompts: n.Prompts}
+			if err := state.save(b.home, host); err != nil {
 				return err
 			}
 		}
-		b.total.Add(n)
-		if n.Sessions > 0 {
-			fmt.Fprintf(b.w, "[%d/%d] %s: %d prompts, %d tool events, %d turns\n", i+1, len(files), f.SessionID, n.Prompts, n.ToolEvents, n.Turns)
+		if topUp {
+			b.topped++
 		}
+		b.total.Add(n)
 	}
+	b.progress.Done(len(files))
 	verb := "back-filled"
 	if b.dry {
 		verb = "would back-fill (dry run)"
@@ -233,9 +292,12 @@ func (b *backfiller) run(ctx context.Context, files []claudecode.TranscriptFile)
 	if b.total.SkippedTools > 0 {
 		fmt.Fprintf(b.w, " (%d tool runs on the skip list)", b.total.SkippedTools)
 	}
+	if b.topped > 0 {
+		fmt.Fprintf(b.w, "; %d of them topped up (they went on since the last back-fill)", b.topped)
+	}
 	fmt.Fprintln(b.w)
 	var skips []string
-	for _, why := range []string{"captured live", "already back-filled", "Mnemo's observer", "outside --project", "before --since", "no prompt"} {
+	for _, why := range skipOrder {
 		if n := b.skipped[why]; n > 0 {
 			skips = append(skips, fmt.Sprintf("%d %s", n, why))
 		}
@@ -246,31 +308,41 @@ func (b *backfiller) run(ctx context.Context, files []claudecode.TranscriptFile)
 	return nil
 }
 
-// skip says why a transcript is not back-filled, "" when it is.
-func (b *backfiller) skip(f claudecode.TranscriptFile, agents string, known map[string]bool, state backfillState) (string, error) {
-	if !b.since.IsZero() && f.ModTime.Before(b.since) {
-		return "before --since", nil
+// skip says why a transcript is not back-filled, "" when it is, and
+// whether it is a top-up: a session back-filled before whose transcript
+// has grown since, and to which nothing else (its live hooks) has added
+// prompts.
+func (b *backfiller) skip(f claudecode.TranscriptFile, agents string, known map[string]memory.Session, state backfillState) (why string, topUp bool, err error) {
+	if f.SessionID == "" {
+		return skipNotRead, false, nil
 	}
-	cwd, err := claudecode.TranscriptCwd(f.Path)
+	if !b.since.IsZero() && f.ModTime.Before(b.since) {
+		return skipSince, false, nil
+	}
+	cwd, err := b.src.Cwd(f)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if cwd != "" && within(cwd, agents) {
-		return "Mnemo's observer", nil
+		return skipObserver, false, nil
 	}
 	if b.project != "" && (cwd == "" || !within(cwd, b.project)) {
-		return "outside --project", nil
+		return skipProject, false, nil
 	}
-	if known[f.SessionID] {
-		switch state[f.SessionID] {
-		case "done":
-			return "already back-filled", nil
-		case "started":
-			return "", nil // killed midway: the event keys keep each record once
+	s, ok := known[f.SessionID]
+	if !ok {
+		return "", false, nil
+	}
+	switch e := state[f.SessionID]; e.Status {
+	case "done":
+		if e.Size > 0 && f.Size > e.Size && s.PromptCounter <= e.Prompts {
+			return "", true, nil
 		}
-		return "captured live", nil
+		return skipDone, false, nil
+	case "started":
+		return "", false, nil // killed midway: the event keys keep each record once
 	}
-	return "", nil
+	return skipLive, false, nil
 }
 
 // send makes one call. A back-fill shows nothing to an agent: no context

@@ -175,7 +175,7 @@ func TestBackfillKill9ThenRerun(t *testing.T) {
 	cmd.Wait()
 	state, _ := os.ReadFile(filepath.Join(env.home, "backfill", "claude-code.json"))
 	t.Logf("killed; state %s", state)
-	if !bytes.Contains(state, []byte(`"bf-session-01":"started"`)) {
+	if !bytes.Contains(state, []byte(`"bf-session-01":{"status":"started"}`)) {
 		t.Errorf("the kill did not come within the second session: state %s", state)
 	}
 

@@ -114,12 +114,17 @@ func importClaudeMem(c *cli.Context, path string, dryRun bool) error {
 	}
 	refuse := func(r claudemem.Refusal) { res.Refused = append(res.Refused, r) }
 	total := counts.Total()
-	step := func(read int) {
-		fmt.Fprintf(progress, "claude-mem: read %d/%d rows\n", read, total)
+	bar := newProgress(progress, "claude-mem", "rows", total)
+	bar.detail = func() string {
+		if len(res.Refused) == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%d refused", len(res.Refused))
 	}
-	if err := db.Read(ctx, yield, refuse, step); err != nil {
+	if err := db.Read(ctx, yield, refuse, bar.Set); err != nil {
 		return err
 	}
+	bar.Done(total)
 	if dryRun {
 		res.Imported = tally
 		return printClaudeMem(c, &res)
