@@ -1,0 +1,53 @@
+//go:build e2e
+
+package e2e_test
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
+)
+
+// TestMnemoBackfillEqualsLive: a real Gemini CLI session (the calc fix:
+// read_file, replace, a failing and a passing run_shell_command, replace,
+// write_file) runs with Mnemo's hooks into home A; then `mnemo backfill
+// gemini` feeds the transcript the CLI wrote of it
+// ($HOME/.gemini/tmp/<project>/chats/session-*.jsonl) into a fresh home B.
+// The two stores hold the same records (harness.Store); a second back-fill
+// into B adds nothing, one into A skips the session as captured live. The
+// transcript is kept among the artifacts.
+//
+// Inherent differences, not compared: as for Claude Code (ids, times,
+// memory session ids, the context and recall given live).
+func TestMnemoBackfillEqualsLive(t *testing.T) {
+	h := newHarness(t)
+	mnemoBin, hookBin := harness.Mnemo(t, h.root)
+	h.installMnemo(t, mnemoBin, hookBin)
+	run := h.runFixCalc(t, "fix-calc")
+	id := run.mustSucceed(t).SessionID
+	checkHooksQuiet(t, run)
+	h.waitForContext(t, mnemoBin, "calc.py")
+
+	var transcripts []string
+	filepath.WalkDir(filepath.Join(h.Home, ".gemini", "tmp"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.Contains(path, string(filepath.Separator)+"chats"+string(filepath.Separator)) {
+			transcripts = append(transcripts, path)
+			if data, err := os.ReadFile(path); err == nil {
+				h.save("transcript-"+filepath.Base(path), data)
+			}
+		}
+		return nil
+	})
+	if len(transcripts) != 1 {
+		t.Fatalf("want the transcript of session %s under $HOME/.gemini/tmp/*/chats, have %q", id, transcripts)
+	}
+	harness.BackfillEqualsLive{
+		World: h.World, Env: h.env(), Mnemo: h.mnemo, Bin: mnemoBin,
+		Args: []string{"backfill", "gemini"},
+		Said: "back-filled 1 sessions: 1 prompts, 6 tool events, 1 turns",
+	}.Check(t)
+}
