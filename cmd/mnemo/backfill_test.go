@@ -195,3 +195,73 @@ func TestBackfillKill9ThenRerun(t *testing.T) {
 		t.Errorf("after a third run the store holds %+v, want %+v", got, want)
 	}
 }
+
+// A session back-filled while it still ran, whose transcript grew since,
+// is topped up by the next back-fill: only what is new is stored, and the
+// session ends again. One that its hooks went on capturing live since is
+// left alone, so nothing is stored twice.
+func TestBackfillTopsUpASessionThatWentOn(t *testing.T) {
+	env := backfillEnv(t, 2, 2, 2)
+	projects := filepath.Join(env.userHome, ".claude", "projects", strings.ReplaceAll(env.project, "/", "-"))
+	out := mnemo(t, env, "backfill", "claude-code")
+	if !strings.Contains(out, "back-filled 2 sessions: 4 prompts, 8 tool events, 4 turns") {
+		t.Fatalf("first back-fill said:\n%s", out)
+	}
+	first := settled(t, env)
+
+	// Both sessions went on for a third turn; session 01's hooks were
+	// installed meanwhile and captured one more prompt live.
+	for _, sid := range []string{"bf-session-00", "bf-session-01"} {
+		writeTranscript(t, filepath.Join(projects, sid+".jsonl"), sid, env.project, 3, 2)
+	}
+	b, _ := json.Marshal(map[string]any{"session_id": "bf-session-01", "cwd": env.project, "hook_event_name": "UserPromptSubmit", "prompt": "turn 2 of bf-session-01: rename the handlers"})
+	cmd := exec.Command(hookBin, "UserPromptSubmit")
+	cmd.Env = env.environ()
+	cmd.Stdin = bytes.NewReader(b)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hook: %v\n%s", err, out)
+	}
+
+	out = mnemo(t, env, "backfill", "claude-code")
+	t.Logf("second back-fill:\n%s", out)
+	if !strings.Contains(out, "back-filled 1 sessions: 3 prompts, 6 tool events, 3 turns; 1 of them topped up") ||
+		!strings.Contains(out, "1 already back-filled") {
+		t.Errorf("second back-fill said:\n%s", out)
+	}
+	got := settled(t, env)
+	// Session 00: one more prompt, its two edits and its summary; session
+	// 01: the prompt its hook sent.
+	if got.Sessions != first.Sessions || got.Prompts != first.Prompts+2 || got.Observations != first.Observations+2 || got.Summaries != first.Summaries+1 {
+		t.Errorf("after the top-up the store holds %+v; before, %+v", got, first)
+	}
+	var sessions struct {
+		Sessions []struct {
+			ContentSessionID string `json:"contentSessionId"`
+			Status           string `json:"status"`
+			PromptCounter    int    `json:"promptCounter"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(mnemo(t, env, "sessions", "--json")), &sessions); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range sessions.Sessions {
+		if s.ContentSessionID == "bf-session-00" {
+			found = true
+			if s.PromptCounter != 3 || s.Status != "completed" {
+				t.Errorf("topped-up session: %+v, want 3 prompts, completed", s)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no session bf-session-00: %+v", sessions.Sessions)
+	}
+
+	// Nothing grew since: nothing more.
+	if out = mnemo(t, env, "backfill", "claude-code"); !strings.Contains(out, "back-filled 0 sessions") {
+		t.Errorf("third back-fill said:\n%s", out)
+	}
+	if again := settled(t, env); again != got {
+		t.Errorf("a third back-fill changed the store: %+v, then %+v", got, again)
+	}
+}

@@ -49,9 +49,10 @@ func (p *progress) Set(done int) {
 	now := p.now()
 	if p.began.IsZero() {
 		p.began, p.last = now, now
-		if !p.tty {
-			return
+		if p.tty {
+			p.print(done, now) // at once: the person sees it started
 		}
+		return
 	}
 	gap := p.every
 	if p.tty {
