@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -66,7 +68,159 @@ func measureHistory(ctx context.Context, newEnv func(name string) (*env, error),
 	if err != nil {
 		return nil, err
 	}
-	return append(out, r), nil
+	out = append(out, r)
+
+	for _, host := range []struct {
+		name  string
+		write func(userHome string, n int) error
+	}{{"codex", writeRollouts}, {"gemini", writeGeminiChats}} {
+		he, err := newEnv("history-backfill-" + host.name)
+		if err != nil {
+			return nil, err
+		}
+		if err := host.write(he.userHome, n); err != nil {
+			return nil, fmt.Errorf("%s transcripts: %w", host.name, err)
+		}
+		r, err := measureHistoryCommand(ctx, he, n, "mnemo backfill "+host.name, "backfill", host.name)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// benchSessions calls session for each session of the n tool events of a
+// back-fill benchmark (sessions of 10 turns of 10 edits), with its id, its
+// folder and a writer of JSON lines into path.
+func benchSessions(n int, path func(sid, cwd string) string, session func(sid, cwd string, line func(any) error) error) error {
+	for s := range max(1, n/100) {
+		sid := fmt.Sprintf("01a2%04x-0000-7000-8000-%012d", s, s)
+		cwd := fmt.Sprintf("/src/project-%02d", s%20)
+		p := path(sid, cwd)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return err
+		}
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		w := bufio.NewWriter(f)
+		enc := json.NewEncoder(w)
+		if err := session(sid, cwd, func(v any) error { return enc.Encode(v) }); err != nil {
+			f.Close()
+			return err
+		}
+		if err := w.Flush(); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeRollouts writes Codex CLI rollouts (0.169's records) holding n
+// tool events under ~/.codex/sessions: each edit an apply_patch call and
+// its output.
+func writeRollouts(userHome string, n int) error {
+	t0 := time.Date(2025, 11, 1, 9, 0, 0, 0, time.UTC)
+	return benchSessions(n, func(sid, _ string) string {
+		return filepath.Join(userHome, ".codex", "sessions", "2025", "11", "01", "rollout-2025-11-01T09-00-00-"+sid+".jsonl")
+	}, func(sid, cwd string, line func(any) error) error {
+		at := t0
+		rec := func(typ string, payload map[string]any) error {
+			at = at.Add(time.Second)
+			return line(map[string]any{"timestamp": at.Format(time.RFC3339Nano), "type": typ, "payload": payload})
+		}
+		if err := rec("session_meta", map[string]any{"id": sid, "cwd": cwd, "originator": "codex_exec", "cli_version": "0.169.0"}); err != nil {
+			return err
+		}
+		for turn := range 10 {
+			tid := fmt.Sprintf("%s-t%d", sid, turn)
+			if err := rec("event_msg", map[string]any{"type": "task_started", "turn_id": tid}); err != nil {
+				return err
+			}
+			if err := rec("event_msg", map[string]any{"type": "item_completed", "turn_id": tid, "item": map[string]any{
+				"type": "UserMessage", "id": tid + "-u", "content": []any{map[string]any{"type": "text", "text": fmt.Sprintf("turn %d: rename the handlers of pkg%d", turn, turn)}}}}); err != nil {
+				return err
+			}
+			for i := range 10 {
+				id := fmt.Sprintf("call_%s_%d_%d", sid, turn, i)
+				file := fmt.Sprintf("pkg%d/handler%d.go", turn, i)
+				patch := fmt.Sprintf("*** Begin Patch\n*** Update File: %s\n@@\n-func oldName%d() {}\n+func newName%d() {}\n*** End Patch\n", file, i, i)
+				if err := rec("response_item", map[string]any{"type": "custom_tool_call", "name": "apply_patch", "input": patch, "call_id": id}); err != nil {
+					return err
+				}
+				if err := rec("response_item", map[string]any{"type": "custom_tool_call_output", "call_id": id,
+					"output": "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nM " + file + "\n"}); err != nil {
+					return err
+				}
+			}
+			if err := rec("event_msg", map[string]any{"type": "task_complete", "turn_id": tid, "last_agent_message": fmt.Sprintf("Renamed the handlers of pkg%d.", turn)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeGeminiChats writes Gemini CLI chats (0.61's JSON lines) holding n
+// tool events under ~/.gemini/tmp, with ~/.gemini/projects.json naming
+// their folders: each edit a replace call of a gemini message, written
+// twice as the CLI writes it (before and after its tool ran).
+func writeGeminiChats(userHome string, n int) error {
+	gemini := filepath.Join(userHome, ".gemini")
+	projects := map[string]string{}
+	t0 := time.Date(2025, 11, 1, 9, 0, 0, 0, time.UTC)
+	err := benchSessions(n, func(sid, cwd string) string {
+		name := filepath.Base(cwd)
+		projects[cwd] = name
+		return filepath.Join(gemini, "tmp", name, "chats", "session-2025-11-01T09-00-"+sid[:8]+".jsonl")
+	}, func(sid, cwd string, line func(any) error) error {
+		at := t0
+		ts := func() string { at = at.Add(time.Second); return at.Format(time.RFC3339Nano) }
+		sum := sha256.Sum256([]byte(cwd))
+		if err := line(map[string]any{"sessionId": sid, "projectHash": hex.EncodeToString(sum[:]), "startTime": ts(), "kind": "main"}); err != nil {
+			return err
+		}
+		for turn := range 10 {
+			if err := line(map[string]any{"id": fmt.Sprintf("%s-u%d", sid, turn), "timestamp": ts(), "type": "user",
+				"content": []any{map[string]any{"text": fmt.Sprintf("turn %d: rename the handlers of pkg%d", turn, turn)}}}); err != nil {
+				return err
+			}
+			for i := range 10 {
+				id := fmt.Sprintf("%s-g%d-%d", sid, turn, i)
+				file := filepath.Join(cwd, fmt.Sprintf("pkg%d/handler%d.go", turn, i))
+				msg := map[string]any{"id": id, "timestamp": ts(), "type": "gemini", "content": "Renaming."}
+				if err := line(msg); err != nil {
+					return err
+				}
+				out := "Successfully modified file: " + file + " (1 replacements)."
+				msg["toolCalls"] = []any{map[string]any{"id": id + "-call", "name": "replace", "status": "success", "timestamp": ts(),
+					"args":   map[string]any{"file_path": file, "old_string": fmt.Sprintf("oldName%d", i), "new_string": fmt.Sprintf("newName%d", i)},
+					"result": []any{map[string]any{"functionResponse": map[string]any{"id": id + "-call", "name": "replace", "response": map[string]any{"output": out}}}}}}
+				if err := line(msg); err != nil {
+					return err
+				}
+			}
+			if err := line(map[string]any{"id": fmt.Sprintf("%s-e%d", sid, turn), "timestamp": ts(), "type": "gemini",
+				"content": fmt.Sprintf("Renamed the handlers of pkg%d.", turn)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(map[string]any{"projects": projects})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(gemini, "projects.json"), b, 0o600)
 }
 
 // measureHistoryCommand starts e's daemon, runs the command, then waits
