@@ -191,6 +191,7 @@ func (m *Memory) Save(ctx context.Context, p memory.SaveParams) (memory.SaveResu
 	}
 	if stored {
 		m.indexObservations(ctx, []memory.Observation{o})
+		m.publish(observationChange(&o))
 	}
 	return memory.SaveResult{ID: o.ID}, nil
 }
@@ -226,6 +227,7 @@ func (m *Memory) Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetR
 	}
 	m.index.Remove(res.Deleted...)
 	if len(res.Deleted) > 0 {
+		m.publish(memory.Change{Kind: memory.KindForget, Time: m.now(), IDs: res.Deleted})
 		if err := m.dropSnapshot(); err != nil {
 			return memory.ForgetResult{}, fmt.Errorf("forget: %w", err)
 		}

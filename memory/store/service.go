@@ -78,6 +78,8 @@ type Memory struct {
 	bg     sync.WaitGroup // background indexing
 	bgCtx  context.Context
 
+	watch watchers // Watch
+
 	mu       sync.Mutex
 	idle     *sync.Cond
 	busy     bool
@@ -257,6 +259,10 @@ func (m *Memory) SessionStart(ctx context.Context, p memory.SessionStartParams) 
 	if err != nil {
 		return memory.ContextResult{}, fmt.Errorf("session start: %w", err)
 	}
+	if !replay {
+		m.publish(memory.Change{Kind: memory.KindSession, Time: m.now(), ID: sess.ID, ContentSessionID: sess.ContentSessionID,
+			Project: sess.Project, Host: sess.Platform, Status: sess.Status})
+	}
 	if replay || p.NoContext {
 		return memory.ContextResult{SessionID: sess.ID, Project: sess.Project, ObservationIDs: []uint64{}}, nil
 	}
@@ -311,6 +317,10 @@ func (m *Memory) UserPromptSubmit(ctx context.Context, p memory.UserPromptParams
 	}
 	if err != nil {
 		return memory.UserPromptResult{}, fmt.Errorf("user prompt: %w", err)
+	}
+	if !replay && !private {
+		m.publish(memory.Change{Kind: memory.KindPrompt, Time: now, ID: sess.ID, ContentSessionID: sess.ContentSessionID,
+			Project: sess.Project, Host: sess.Platform, PromptNumber: res.PromptNumber, Title: changeTitle(text)})
 	}
 	if found == nil || replay {
 		return res, nil
@@ -428,7 +438,10 @@ func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (mem
 		return memory.SessionEndResult{}, err
 	}
 	now := m.at(p.At)
-	var status memory.SessionStatus
+	var (
+		status  memory.SessionStatus
+		changed memory.Change
+	)
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
 		sess, err := m.store.sessionByContentID(txn, p.ContentSessionID)
 		if err != nil {
@@ -436,6 +449,8 @@ func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (mem
 		}
 		sess.Status, sess.CompletedAt, sess.UpdatedAt = memory.StatusCompleted, now, now
 		status = sess.Status
+		changed = memory.Change{Kind: memory.KindSession, Time: now, ID: sess.ID, ContentSessionID: sess.ContentSessionID,
+			Project: sess.Project, Host: sess.Platform, Status: sess.Status}
 		return m.store.putSession(txn, sess)
 	})
 	if errors.Is(err, memory.ErrNotFound) {
@@ -444,6 +459,7 @@ func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (mem
 	if err != nil {
 		return memory.SessionEndResult{}, fmt.Errorf("session end: %w", err)
 	}
+	m.publish(changed)
 	return memory.SessionEndResult{Status: status}, nil
 }
 

@@ -261,10 +261,13 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 	if err := m.index.Add(ctx, docs...); err != nil {
 		return fmt.Errorf("index: %w", err)
 	}
-	var unstored []uint64
+	var (
+		unstored []uint64
+		changes  []memory.Change
+	)
 	now := m.now()
 	err := m.store.update(ctx, func(txn *badger.Txn) error {
-		unstored = unstored[:0]
+		unstored, changes = unstored[:0], changes[:0]
 		sess, err := m.store.session(txn, ev.SessionID)
 		if err != nil {
 			return err
@@ -288,6 +291,7 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 				unstored = append(unstored, o.ID)
 				continue
 			}
+			changes = append(changes, observationChange(&o))
 			if v := docs[i].Vector; v != nil {
 				if err := txn.Set(idKey(pVector, o.ID), encodeVector(v)); err != nil {
 					return err
@@ -308,6 +312,8 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 			if err := m.store.putSummary(txn, &sum); err != nil {
 				return err
 			}
+			changes = append(changes, memory.Change{Kind: memory.KindSummary, Time: sum.Time, ID: sum.ID, ContentSessionID: sum.ContentSessionID,
+				Project: sum.Project, Host: sess.Platform, PromptNumber: sum.PromptNumber, Title: changeTitle(sum.Request)})
 		}
 		return txn.Delete(idKey(pQueue, ev.ID))
 	})
@@ -318,6 +324,9 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 		}
 	}
 	m.index.Remove(unstored...)
+	if err == nil {
+		m.publish(changes...)
+	}
 	return err
 }
 
