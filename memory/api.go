@@ -428,3 +428,31 @@ type Status struct {
 	PID             int    `json:"pid"`
 	Notice          string `json:"notice,omitempty"`
 }
+
+// SessionParams names one session by its content session id.
+type SessionParams struct {
+	ContentSessionID string `json:"contentSessionId"`
+}
+
+// Validate requires the session's id.
+func (p *SessionParams) Validate() error {
+	if strings.TrimSpace(p.ContentSessionID) == "" {
+		return &FieldError{"contentSessionId", "is required"}
+	}
+	return nil
+}
+
+// SessionResult is one session with what was remembered of it: its
+// prompts, its observations as compact hits (oldest first, at most
+// MaxSessionObservations; ObservationTotal says how many there are) and
+// its summaries.
+type SessionResult struct {
+	Session          Session   `json:"session"`
+	Prompts          []Prompt  `json:"prompts"`
+	Observations     []Hit     `json:"observations"`
+	ObservationTotal int       `json:"observationTotal"`
+	Summaries        []Summary `json:"summaries"`
+}
+
+// MaxSessionObservations bounds the observations of a SessionResult.
+const MaxSessionObservations = 1000

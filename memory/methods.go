@@ -23,6 +23,7 @@ const (
 	// Maintenance.
 	MethodStatus   = "mnemo/status"   // no params → Status
 	MethodSessions = "mnemo/sessions" // no params → SessionsResult
+	MethodSession  = "mnemo/session"  // SessionParams → SessionResult
 	MethodDoctor   = "mnemo/doctor"   // no params → DoctorResult
 	MethodReindex  = "mnemo/reindex"  // no params → ReindexResult
 	MethodExport   = "mnemo/export"   // ExportParams → ExportResult

@@ -66,6 +66,7 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 		s, err := mem.Sessions(ctx)
 		return memory.SessionsResult{Sessions: s}, err
 	})
+	handle(mux, memory.MethodSession, mem.SessionRecords)
 	handle(mux, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) {
 		return mem.Doctor(ctx)
 	})

@@ -139,6 +139,12 @@ func (c *Client) Sessions(ctx context.Context) (memory.SessionsResult, error) {
 	return call[memory.SessionsResult](ctx, c.c, memory.MethodSessions, nil)
 }
 
+// Session returns one session with its prompts, observations and
+// summaries (mnemo/session).
+func (c *Client) Session(ctx context.Context, p memory.SessionParams) (memory.SessionResult, error) {
+	return call[memory.SessionResult](ctx, c.c, memory.MethodSession, p)
+}
+
 // Doctor checks the store's invariants; a broken one is a Problem in the
 // result, not an error (mnemo/doctor).
 func (c *Client) Doctor(ctx context.Context) (memory.DoctorResult, error) {
