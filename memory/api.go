@@ -85,6 +85,10 @@ type ContextResult struct {
 	Context        string   `json:"context"`
 	ObservationIDs []uint64 `json:"observationIds"`
 	Bytes          int      `json:"bytes"`
+	// Items says why each observation was chosen, in the order of
+	// ObservationIDs: mnemo/context's preview has them (the hooks are not
+	// sent them; their injection's audit keeps them).
+	Items []InjectionItem `json:"items,omitempty"`
 }
 
 // UserPromptParams records a user prompt.
@@ -456,3 +460,23 @@ type SessionResult struct {
 
 // MaxSessionObservations bounds the observations of a SessionResult.
 const MaxSessionObservations = 1000
+
+// InjectionsParams asks for the newest context injections, of one
+// project when Project is set.
+type InjectionsParams struct {
+	Project string `json:"project,omitempty"`
+	Limit   int    `json:"limit,omitzero"` // default 20, at most MaxLimit
+}
+
+// Validate checks the limit.
+func (p *InjectionsParams) Validate() error {
+	if p.Limit < 0 || p.Limit > MaxLimit {
+		return &FieldError{"limit", fmt.Sprintf("must be between 1 and %d", MaxLimit)}
+	}
+	return nil
+}
+
+// InjectionsResult lists context injections, newest first.
+type InjectionsResult struct {
+	Injections []Injection `json:"injections"`
+}

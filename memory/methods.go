@@ -24,6 +24,9 @@ const (
 	MethodStatus   = "mnemo/status"   // no params → Status
 	MethodSessions = "mnemo/sessions" // no params → SessionsResult
 	MethodSession  = "mnemo/session"  // SessionParams → SessionResult
+
+	// The audit of what was injected.
+	MethodInjections = "mnemo/injections" // InjectionsParams → InjectionsResult
 	MethodDoctor   = "mnemo/doctor"   // no params → DoctorResult
 	MethodReindex  = "mnemo/reindex"  // no params → ReindexResult
 	MethodExport   = "mnemo/export"   // ExportParams → ExportResult

@@ -67,6 +67,7 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 		return memory.SessionsResult{Sessions: s}, err
 	})
 	handle(mux, memory.MethodSession, mem.SessionRecords)
+	handle(mux, memory.MethodInjections, mem.InjectionsOf)
 	handle(mux, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) {
 		return mem.Doctor(ctx)
 	})

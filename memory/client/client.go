@@ -145,6 +145,12 @@ func (c *Client) Session(ctx context.Context, p memory.SessionParams) (memory.Se
 	return call[memory.SessionResult](ctx, c.c, memory.MethodSession, p)
 }
 
+// Injections returns the newest context injections with the reason for
+// each observation in them (mnemo/injections).
+func (c *Client) Injections(ctx context.Context, p memory.InjectionsParams) (memory.InjectionsResult, error) {
+	return call[memory.InjectionsResult](ctx, c.c, memory.MethodInjections, p)
+}
+
 // Doctor checks the store's invariants; a broken one is a Problem in the
 // result, not an error (mnemo/doctor).
 func (c *Client) Doctor(ctx context.Context) (memory.DoctorResult, error) {

@@ -24,6 +24,35 @@ func (m *Memory) Context(ctx context.Context, p memory.ContextParams) (memory.Co
 	return m.buildContext(ctx, m.project(p.Project, p.Cwd), p.Cwd, "", "")
 }
 
+// InjectionsOf returns the newest context injections (of one project when
+// p.Project is set), newest first.
+func (m *Memory) InjectionsOf(ctx context.Context, p memory.InjectionsParams) (memory.InjectionsResult, error) {
+	if err := p.Validate(); err != nil {
+		return memory.InjectionsResult{}, err
+	}
+	n := cmp.Or(p.Limit, 20)
+	res := memory.InjectionsResult{Injections: []memory.Injection{}}
+	err := m.store.view(func(txn *badger.Txn) error {
+		return scan(txn, pAudit, true, func(item *badger.Item) error {
+			var inj memory.Injection
+			if err := getJSON(txn, item.KeyCopy(nil), &inj); err != nil {
+				return err
+			}
+			if p.Project == "" || inj.Project == p.Project {
+				res.Injections = append(res.Injections, inj)
+			}
+			if len(res.Injections) >= n {
+				return errStop
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return memory.InjectionsResult{}, fmt.Errorf("injections: %w", err)
+	}
+	return res, nil
+}
+
 // Context selection: the newest contextPool observations of the project
 // are scored, the best fill the budget, and they are listed newest first.
 const contextPool = 200
@@ -171,7 +200,9 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	b.WriteString(closing)
 	res.Context = b.String()
 	res.Bytes = len(res.Context)
-	if csid != "" {
+	if csid == "" {
+		res.Items = inj.Items // a preview says why
+	} else {
 		inj.Time, inj.Bytes = m.now(), res.Bytes
 		if err := m.recordInjection(ctx, &inj); err != nil {
 			m.log.Warn("record context injection", "err", err)

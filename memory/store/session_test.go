@@ -43,3 +43,37 @@ func TestSessionRecords(t *testing.T) {
 		t.Error("no session id: no error")
 	}
 }
+
+// The context preview says why each observation is in it; the injections
+// given to sessions are listed newest first, by project.
+func TestContextPreviewAndInjections(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	mustPrompt(t, m, "cc-a", "why is the cart total wrong?")
+	mustTool(t, m, "cc-a", "Read", readInput, `{"type":"text","file":{"filePath":"/src/shop/cart/total.go","content":"package cart"}}`)
+	waitIdle(t, m)
+	pre, err := m.Context(ctx, memory.ContextParams{Project: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pre.ObservationIDs) != 1 || len(pre.Items) != 1 || pre.Items[0].ID != pre.ObservationIDs[0] || pre.Items[0].Reason == "" {
+		t.Fatalf("preview: ids %v, items %+v", pre.ObservationIDs, pre.Items)
+	}
+	start, err := m.SessionStart(ctx, memory.SessionStartParams{ContentSessionID: "cc-b", Cwd: "/src/shop", Source: "startup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(start.Items) != 0 {
+		t.Errorf("a session's context carries items: %+v", start.Items)
+	}
+	inj, err := m.InjectionsOf(ctx, memory.InjectionsParams{Project: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inj.Injections) != 1 || inj.Injections[0].ContentSessionID != "cc-b" || len(inj.Injections[0].Items) != 1 {
+		t.Errorf("injections: %+v", inj.Injections)
+	}
+	if other, _ := m.InjectionsOf(ctx, memory.InjectionsParams{Project: "elsewhere"}); len(other.Injections) != 0 {
+		t.Errorf("another project's injections: %+v", other.Injections)
+	}
+}
