@@ -451,11 +451,18 @@ func (p *SessionParams) Validate() error {
 // MaxSessionObservations; ObservationTotal says how many there are) and
 // its summaries.
 type SessionResult struct {
-	Session          Session   `json:"session"`
-	Prompts          []Prompt  `json:"prompts"`
-	Observations     []Hit     `json:"observations"`
-	ObservationTotal int       `json:"observationTotal"`
-	Summaries        []Summary `json:"summaries"`
+	Session          Session      `json:"session"`
+	Prompts          []Prompt     `json:"prompts"`
+	Observations     []SessionHit `json:"observations"`
+	ObservationTotal int          `json:"observationTotal"`
+	Summaries        []Summary    `json:"summaries"`
+}
+
+// SessionHit is an observation of a session: its hit, and the prompt of
+// the turn it was made in.
+type SessionHit struct {
+	Hit
+	PromptNumber int `json:"promptNumber"`
 }
 
 // MaxSessionObservations bounds the observations of a SessionResult.

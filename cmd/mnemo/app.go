@@ -66,6 +66,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			exportCommand(),
 			importCommand(),
 			backfillCommand(),
+			uiCommand(),
 			searchCommand(),
 			timelineCommand(),
 			getCommand(),
@@ -119,6 +120,8 @@ type Main struct {
 
 	// rules refreshes projects' rules files after their sessions end.
 	rules *rulesRefresher
+	// viewer serves the memory viewer once asked (ui.go).
+	viewer *viewerHost
 }
 
 // Open opens the memory under Home.
@@ -171,6 +174,7 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.Memory = mem
 	m.rules = newRulesRefresher(mem, m.Logger)
+	m.viewer = &viewerHost{m: m}
 	return nil
 }
 
@@ -179,6 +183,7 @@ func (m *Main) Close() error {
 	if m.Memory == nil {
 		return nil
 	}
+	m.viewer.Close()
 	m.rules.Close()
 	err := m.Memory.Close()
 	m.Memory = nil

@@ -112,6 +112,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 		return err
 	}
 	defer d.Close()
+	// An open viewer page is a client: the daemon does not exit idle
+	// under it.
+	d.viewer.hold = func() func() {
+		d.clients.Add(1)
+		return func() {
+			d.clients.Add(-1)
+			d.last.Store(time.Now().UnixNano())
+		}
+	}
 	log.Info("daemon serving", "socket", sock, "home", d.Home, "version", Version)
 	if err := d.ingestSpool(ctx); err != nil {
 		log.Error("ingest the hook spool", "err", err)

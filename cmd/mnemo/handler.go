@@ -81,6 +81,7 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodImport, func(ctx context.Context, p memory.ImportParams) (memory.ImportResult, error) {
 		return importFrom(ctx, mem, p)
 	})
+	registerViewer(mux, m)
 	c.editor.Register(mux)
 	var once sync.Once
 	rpc.HandleNotify(mux, "exit", func(context.Context, struct{}) error {

@@ -17,7 +17,7 @@ func (m *Memory) SessionRecords(ctx context.Context, p memory.SessionParams) (me
 	if err := p.Validate(); err != nil {
 		return memory.SessionResult{}, err
 	}
-	res := memory.SessionResult{Prompts: []memory.Prompt{}, Observations: []memory.Hit{}, Summaries: []memory.Summary{}}
+	res := memory.SessionResult{Prompts: []memory.Prompt{}, Observations: []memory.SessionHit{}, Summaries: []memory.Summary{}}
 	err := m.store.view(func(txn *badger.Txn) error {
 		s, err := m.store.sessionByContentID(txn, p.ContentSessionID)
 		if err != nil {
@@ -44,7 +44,7 @@ func (m *Memory) SessionRecords(ctx context.Context, p memory.SessionParams) (me
 			if err != nil {
 				return err
 			}
-			res.Observations = append(res.Observations, hitOf(o))
+			res.Observations = append(res.Observations, memory.SessionHit{Hit: hitOf(o), PromptNumber: o.PromptNumber})
 			return nil
 		})
 	})

@@ -1,0 +1,488 @@
+// Mnemo's memory viewer: the page the daemon serves. It reads the memory
+// through /api (adapters/viewer/api.go), follows its changes live through
+// /api/stream (server-sent events), and builds every element with DOM
+// calls and textContent: no markup is ever made from the memory's text.
+
+// The records of the memory, as the API gives them (memory/*.go).
+interface Hit {
+  id: number; title: string; type: string; project: string; host?: string;
+  time: string; files: string[]; score: number; snippet: string;
+}
+interface Observation {
+  id: number; contentSessionId: string; promptNumber: number; project: string; type: string;
+  title: string; subtitle: string; facts: string[] | null; narrative: string; concepts: string[] | null;
+  filesRead: string[] | null; filesModified: string[] | null; evidence?: string; tool: string;
+  request: string; source: string; host?: string; time: string;
+  anchor?: { file: string; startLine: number; endLine: number };
+}
+interface Session {
+  id: number; contentSessionId: string; project: string; platform: string; status: string;
+  promptCounter: number; createdAt: string; updatedAt: string; completedAt?: string;
+}
+interface Prompt { number: number; text: string; time: string }
+interface Summary {
+  id: number; promptNumber: number; request: string; investigated: string; learned: string;
+  completed: string; nextSteps: string; notes: string; filesRead: string[] | null;
+  filesModified: string[] | null; time: string;
+}
+interface Change {
+  kind: "prompt" | "observation" | "summary" | "session" | "forget" | "lost";
+  time: string; id?: number; ids?: number[]; contentSessionId?: string; project?: string;
+  host?: string; promptNumber?: number; type?: string; title?: string; status?: string;
+}
+interface Status {
+  version: string; dataDir: string; embedder: string; agent: string; notice?: string;
+  counts: { sessions: number; prompts: number; observations: number; summaries: number; queued: number };
+}
+
+type Tab = "records" | "sessions" | "context" | "status";
+
+// el makes an element with a class, text and children.
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string, ...kids: (Node | null)[]): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  for (const k of kids) if (k) e.append(k);
+  return e;
+}
+
+// nodes drops the parts a record does not have.
+function nodes(...parts: (Node | null)[]): Node[] {
+  return parts.filter((p): p is Node => p !== null);
+}
+
+function $(id: string): HTMLElement {
+  const e = document.getElementById(id);
+  if (!e) throw new Error(`no #${id}`);
+  return e;
+}
+
+function when(t: string | undefined): string {
+  if (!t) return "";
+  const d = new Date(t);
+  return isNaN(d.getTime()) ? "" : d.toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" });
+}
+
+class APIError extends Error {
+  constructor(readonly status: number, message: string) { super(message); }
+}
+
+// api calls the viewer's API; a change carries the header only the page
+// can send.
+async function api<T>(path: string, method = "GET"): Promise<T> {
+  const init: RequestInit = { method, credentials: "same-origin", headers: method === "GET" ? {} : { "X-Mnemo": "1" } };
+  const res = await fetch(path, init);
+  if (!res.ok) {
+    let msg = `${res.status}`;
+    try {
+      const body = await res.json() as { error?: string };
+      msg = body.error ?? msg;
+    } catch {
+      msg = (await res.text().catch(() => "")) || msg;
+    }
+    throw new APIError(res.status, msg);
+  }
+  return await res.json() as T;
+}
+
+// A row of the list: what it shows, and what opening it does.
+interface Row { key: string; node: HTMLElement; open: () => void; id?: number; time?: string }
+
+class Viewer {
+  tab: Tab = "records";
+  rows: Row[] = [];
+  selected = -1;
+  openID = 0; // the observation open in the detail pane
+  moreUntil = "";
+  sessionOffset = 0;
+  readonly list = $("list");
+  readonly detail = $("detail");
+  readonly q = $("q") as HTMLInputElement;
+  readonly project = $("project") as HTMLSelectElement;
+  readonly host = $("host") as HTMLSelectElement;
+  readonly type = $("type") as HTMLSelectElement;
+
+  start(): void {
+    $("search").addEventListener("submit", (e) => { e.preventDefault(); this.show("records"); });
+    let timer = 0;
+    this.q.addEventListener("input", () => { clearTimeout(timer); timer = window.setTimeout(() => this.show("records"), 250); });
+    for (const s of [this.project, this.host, this.type]) s.addEventListener("change", () => this.show(this.tab === "status" ? "records" : this.tab));
+    for (const b of document.querySelectorAll<HTMLButtonElement>("nav [data-tab]")) {
+      b.addEventListener("click", () => this.show(b.dataset.tab as Tab));
+    }
+    document.addEventListener("keydown", (e) => this.key(e));
+    this.loadFilters().catch((e) => this.fail(e));
+    this.show("records");
+    this.live();
+  }
+
+  // key is the keyboard: / search, j k move, Enter open, x forget, 1-4 tabs.
+  key(e: KeyboardEvent): void {
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
+    if (e.key === "Escape") {
+      if (typing) (e.target as HTMLElement).blur();
+      this.list.focus();
+      return;
+    }
+    if (typing || e.ctrlKey || e.metaKey || e.altKey) return;
+    switch (e.key) {
+      case "/": e.preventDefault(); this.q.focus(); this.q.select(); break;
+      case "j": case "ArrowDown": e.preventDefault(); this.select(this.selected + 1); break;
+      case "k": case "ArrowUp": e.preventDefault(); this.select(this.selected - 1); break;
+      case "Enter": this.rows[this.selected]?.open(); break;
+      case "x": case "Delete": if (this.openID) void this.forget(this.openID); break;
+      case "?": ($("help") as HTMLDialogElement).showModal(); break;
+      case "1": this.show("records"); break;
+      case "2": this.show("sessions"); break;
+      case "3": this.show("context"); break;
+      case "4": this.show("status"); break;
+    }
+  }
+
+  select(i: number): void {
+    if (this.rows.length === 0) return;
+    i = Math.max(0, Math.min(this.rows.length - 1, i));
+    this.rows[this.selected]?.node.classList.remove("selected");
+    this.selected = i;
+    const r = this.rows[i];
+    r.node.classList.add("selected");
+    r.node.scrollIntoView({ block: "nearest" });
+  }
+
+  fail(e: unknown): void {
+    const msg = e instanceof Error ? e.message : String(e);
+    this.detail.replaceChildren(el("p", "error", msg));
+  }
+
+  async loadFilters(): Promise<void> {
+    const r = await api<{ projects: string[]; hosts: string[] }>("/api/sessions?limit=1");
+    fill(this.project, r.projects, "every project");
+    fill(this.host, r.hosts, "every agent");
+  }
+
+  // show switches to a tab and loads its first page.
+  show(tab: Tab): void {
+    this.tab = tab;
+    for (const b of document.querySelectorAll<HTMLButtonElement>("nav [data-tab]")) {
+      b.setAttribute("aria-selected", String(b.dataset.tab === tab));
+    }
+    this.rows = [];
+    this.selected = -1;
+    this.list.replaceChildren();
+    const load = { records: () => this.records(false), sessions: () => this.sessions(false), context: () => this.context(), status: () => this.status() }[tab];
+    load().catch((e) => this.fail(e));
+  }
+
+  filters(): URLSearchParams {
+    const p = new URLSearchParams();
+    if (this.q.value.trim()) p.set("q", this.q.value.trim());
+    if (this.project.value) p.set("project", this.project.value);
+    if (this.host.value) p.set("host", this.host.value);
+    if (this.type.value) p.set("type", this.type.value);
+    return p;
+  }
+
+  // records lists a search's hits, or with no query the newest records,
+  // a page at a time.
+  async records(more: boolean): Promise<void> {
+    const p = this.filters();
+    p.set("limit", "50");
+    if (more && this.moreUntil) p.set("until", this.moreUntil);
+    const res = await api<{ hits: Hit[]; total: number }>(`/api/records?${p}`);
+    this.list.querySelector(".more")?.remove();
+    if (!more && res.hits.length === 0) {
+      this.list.append(el("p", "empty", p.has("q") ? "Nothing matches." : "Nothing remembered yet."));
+      return;
+    }
+    for (const h of res.hits) {
+      if (this.rows.some((r) => r.id === h.id)) continue;
+      this.addRow(this.hitRow(h), false);
+    }
+    const last = res.hits[res.hits.length - 1];
+    if (!p.has("q") && last && res.hits.length === 50) {
+      // The next page: older than the oldest shown.
+      this.moreUntil = new Date(new Date(last.time).getTime() - 1).toISOString();
+      const b = el("button", "more", "Older records");
+      b.addEventListener("click", () => this.records(true).catch((e) => this.fail(e)));
+      this.list.append(b);
+    }
+    if (!more && this.selected < 0) this.select(0);
+  }
+
+  hitRow(h: Hit): Row {
+    const node = el("div", "row",
+      undefined,
+      el("span", `type t-${h.type}`, h.type),
+      el("span", "title", h.title),
+      el("span", "meta", [h.project, h.host, when(h.time), `#${h.id}`].filter(Boolean).join(" · ")),
+      h.snippet ? el("span", "snippet", h.snippet) : null);
+    node.dataset.id = String(h.id);
+    const row: Row = { key: `o${h.id}`, node, id: h.id, time: h.time, open: () => void this.openRecord(h.id) };
+    node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
+    return row;
+  }
+
+  addRow(r: Row, first: boolean): void {
+    if (first) {
+      this.list.querySelector(".empty")?.remove();
+      this.rows.unshift(r);
+      this.list.prepend(r.node);
+      if (this.selected >= 0) this.selected++;
+    } else {
+      this.rows.push(r);
+      const more = this.list.querySelector(".more");
+      if (more) more.before(r.node); else this.list.append(r.node);
+    }
+  }
+
+  removeRecord(id: number): void {
+    const i = this.rows.findIndex((r) => r.id === id);
+    if (i >= 0) {
+      this.rows[i].node.remove();
+      this.rows.splice(i, 1);
+      if (this.selected >= i) this.selected = Math.max(-1, this.selected - 1);
+    }
+    if (this.openID === id) {
+      this.openID = 0;
+      this.detail.replaceChildren(el("p", "hint", `#${id} was forgotten.`));
+    }
+  }
+
+  async openRecord(id: number): Promise<void> {
+    const o = await api<Observation>(`/api/records/${id}`);
+    this.openID = id;
+    const forget = el("button", "danger", "Forget");
+    forget.addEventListener("click", () => void this.forget(id));
+    const around = el("button", undefined, "Around it");
+    around.addEventListener("click", () => void this.timeline(id));
+    const session = el("button", undefined, "Its session");
+    session.addEventListener("click", () => void this.openSession(o.contentSessionId));
+    this.detail.replaceChildren(...nodes(
+      el("h2", undefined, o.title),
+      el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source].filter(Boolean).join(" · ")),
+      o.subtitle ? el("p", "subtitle", o.subtitle) : null,
+      o.request ? section("Asked", el("blockquote", undefined, o.request)) : null,
+      o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null,
+      list("Facts", o.facts),
+      list("Files changed", o.filesModified, "file"),
+      list("Files read", o.filesRead, "file"),
+      o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null,
+      o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null,
+      list("Concepts", o.concepts),
+      el("p", "actions", undefined, forget, around, session)));
+  }
+
+  async forget(id: number): Promise<void> {
+    if (!confirm(`Forget #${id}? It is deleted from the memory and its indexes, for good.`)) return;
+    try {
+      await api(`/api/records/${id}`, "DELETE");
+      this.removeRecord(id);
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+
+  async timeline(id: number): Promise<void> {
+    const r = await api<{ observations: Observation[] }>(`/api/records/${id}/timeline`);
+    const ul = el("ul", "timeline");
+    for (const o of r.observations) {
+      const li = el("li", o.id === id ? "anchor" : undefined, undefined,
+        el("span", "meta", `${when(o.time)} · ${o.type} · #${o.id}`), el("span", undefined, " " + o.title));
+      li.addEventListener("click", () => void this.openRecord(o.id));
+      ul.append(li);
+    }
+    this.detail.replaceChildren(el("h2", undefined, `Around #${id}`), ul);
+  }
+
+  async sessions(more: boolean): Promise<void> {
+    const p = new URLSearchParams();
+    if (this.project.value) p.set("project", this.project.value);
+    if (this.host.value) p.set("host", this.host.value);
+    this.sessionOffset = more ? this.sessionOffset + 50 : 0;
+    p.set("offset", String(this.sessionOffset));
+    p.set("limit", "50");
+    const r = await api<{ sessions: Session[]; total: number }>(`/api/sessions?${p}`);
+    this.list.querySelector(".more")?.remove();
+    if (r.total === 0) this.list.append(el("p", "empty", "No sessions yet."));
+    for (const s of r.sessions) {
+      const node = el("div", "row", undefined,
+        el("span", `status s-${s.status}`, s.status),
+        el("span", "title", `${s.project} · ${s.platform}`),
+        el("span", "meta", `${s.promptCounter} prompts · ${when(s.updatedAt || s.createdAt)} · ${s.contentSessionId}`));
+      const row: Row = { key: `s${s.id}`, node, open: () => void this.openSession(s.contentSessionId) };
+      node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
+      this.addRow(row, false);
+    }
+    if (this.sessionOffset + r.sessions.length < r.total) {
+      const b = el("button", "more", "More sessions");
+      b.addEventListener("click", () => this.sessions(true).catch((e) => this.fail(e)));
+      this.list.append(b);
+    }
+    if (!more && this.selected < 0) this.select(0);
+  }
+
+  async openSession(csid: string): Promise<void> {
+    const r = await api<{ session: Session; prompts: Prompt[]; observations: (Hit & { promptNumber: number })[]; observationTotal: number; summaries: Summary[] }>(
+      `/api/sessions/${encodeURIComponent(csid)}`);
+    const s = r.session;
+    this.openID = 0;
+    const parts: (Node | null)[] = [
+      el("h2", undefined, `${s.project} · ${s.platform}`),
+      el("p", "meta", [s.contentSessionId, s.status, `${s.promptCounter} prompts`, when(s.createdAt)].join(" · ")),
+    ];
+    const turns = new Set<number>([...r.prompts.map((p) => p.number), ...r.summaries.map((x) => x.promptNumber)]);
+    for (const n of [...turns].sort((a, b) => a - b)) {
+      const prompt = r.prompts.find((p) => p.number === n);
+      const sec = el("section", "turn", undefined, el("h3", undefined, `Prompt ${n}`),
+        prompt ? el("blockquote", undefined, prompt.text) : el("p", "meta", "(private, or not kept)"));
+      const ul = el("ul", "records");
+      for (const h of r.observations.filter((o) => o.promptNumber === n)) {
+        ul.append(this.recordItem(h));
+      }
+      if (ul.childElementCount) sec.append(ul);
+      for (const sum of r.summaries.filter((x) => x.promptNumber === n)) sec.append(summaryNode(sum));
+      parts.push(sec);
+    }
+    if (r.observationTotal > r.observations.length) {
+      parts.push(el("p", "meta", `${r.observations.length} of ${r.observationTotal} observations shown.`));
+    }
+    this.detail.replaceChildren(...nodes(...parts));
+  }
+
+  recordItem(h: Hit): HTMLElement {
+    const li = el("li", undefined, undefined, el("span", `type t-${h.type}`, h.type), el("span", undefined, " " + h.title), el("span", "meta", ` #${h.id}`));
+    li.addEventListener("click", () => void this.openRecord(h.id));
+    return li;
+  }
+
+  async context(): Promise<void> {
+    const project = this.project.value || this.project.options[1]?.value || "";
+    if (!project) {
+      this.list.append(el("p", "empty", "No project has memory yet."));
+      return;
+    }
+    const q = new URLSearchParams({ project });
+    const [ctx, inj] = await Promise.all([
+      api<{ context: string; bytes: number; observationIds: number[]; items?: { id: number; reason: string }[] }>(`/api/context?${q}`),
+      api<{ injections: { time: string; contentSessionId?: string; source?: string; bytes: number; items: { id: number; reason: string }[] }[] }>(`/api/injections?${q}&limit=20`),
+    ]);
+    const why = el("ul", "reasons");
+    for (const it of ctx.items ?? []) {
+      const li = el("li", undefined, undefined, el("a", undefined, `#${it.id}`), el("span", undefined, " " + it.reason));
+      li.addEventListener("click", () => void this.openRecord(it.id));
+      why.append(li);
+    }
+    this.list.append(el("h2", undefined, `Given to the next session of ${project}`),
+      el("p", "meta", `${ctx.bytes} bytes, ${ctx.observationIds.length} records`),
+      section("Why each record", why));
+    const past = el("ul", "injections");
+    for (const i of inj.injections) {
+      past.append(el("li", undefined, `${when(i.time)} · ${i.source || "start"} · ${i.contentSessionId ?? ""} · ${i.items.length} records, ${i.bytes} bytes`));
+    }
+    this.detail.replaceChildren(el("h2", undefined, "The context"), el("pre", "context", ctx.context), section("Given before", past));
+  }
+
+  async status(): Promise<void> {
+    const r = await api<{ status: Status; doctor: { problems: { check: string; detail: string }[]; notes?: string[] } }>("/api/status");
+    const s = r.status;
+    const dl = el("dl", "status");
+    const add = (k: string, v: string) => dl.append(el("dt", undefined, k), el("dd", undefined, v));
+    add("Version", s.version);
+    add("Data", s.dataDir);
+    add("Embedder", s.embedder);
+    add("Agent", s.agent);
+    add("Sessions", String(s.counts.sessions));
+    add("Prompts", String(s.counts.prompts));
+    add("Observations", String(s.counts.observations));
+    add("Summaries", String(s.counts.summaries));
+    add("Queued", String(s.counts.queued));
+    if (s.notice) add("Notice", s.notice);
+    this.list.append(el("h2", undefined, "Status"), dl);
+    const probs = el("ul", "problems");
+    for (const p of r.doctor.problems) probs.append(el("li", "error", `${p.check}: ${p.detail}`));
+    for (const n of r.doctor.notes ?? []) probs.append(el("li", undefined, n));
+    if (!probs.childElementCount) probs.append(el("li", undefined, "Nothing wrong."));
+    this.detail.replaceChildren(el("h2", undefined, "Doctor"), probs);
+  }
+
+  // live follows the memory's changes: new records appear at the top of
+  // the newest-first list, forgotten ones leave, the queue is shown.
+  live(): void {
+    const badge = $("live");
+    const es = new EventSource("/api/stream");
+    es.addEventListener("open", () => { badge.textContent = "live"; badge.classList.add("on"); });
+    es.addEventListener("error", () => { badge.textContent = "reconnecting…"; badge.classList.remove("on"); });
+    es.addEventListener("status", (e) => {
+      const s = JSON.parse((e as MessageEvent).data) as Status;
+      $("queue").textContent = `${s.counts.observations} records · ${s.counts.queued} queued · ${s.agent}`;
+    });
+    es.addEventListener("change", (e) => this.change(JSON.parse((e as MessageEvent).data) as Change));
+  }
+
+  change(c: Change): void {
+    if (c.kind === "lost") {
+      this.show(this.tab);
+      return;
+    }
+    if (c.kind === "forget") {
+      for (const id of c.ids ?? []) this.removeRecord(id);
+      return;
+    }
+    if (c.project && !this.project.querySelector(`option[value="${CSS.escape(c.project)}"]`)) {
+      this.project.append(new Option(c.project, c.project));
+    }
+    if (this.tab !== "records" || this.q.value.trim()) return;
+    if ((this.project.value && c.project !== this.project.value) || (this.host.value && c.host !== this.host.value)) return;
+    if (c.kind === "observation" && c.id) {
+      if (this.type.value && c.type !== this.type.value) return;
+      if (this.rows.some((r) => r.id === c.id)) return;
+      const row = this.hitRow({ id: c.id, title: c.title ?? "", type: c.type ?? "", project: c.project ?? "", host: c.host, time: c.time, files: [], score: 0, snippet: "" });
+      row.node.classList.add("new");
+      this.addRow(row, true);
+      return;
+    }
+    if (this.type.value) return;
+    const text = c.kind === "prompt" ? `prompt ${c.promptNumber}: ${c.title ?? ""}` :
+      c.kind === "summary" ? `summary of prompt ${c.promptNumber}: ${c.title ?? ""}` :
+        `session ${c.status ?? ""}`;
+    const node = el("div", `row activity k-${c.kind} new`, undefined,
+      el("span", "type", c.kind), el("span", "title", text),
+      el("span", "meta", [c.project, c.host, when(c.time), c.contentSessionId].filter(Boolean).join(" · ")));
+    const csid = c.contentSessionId ?? "";
+    const row: Row = { key: `${c.kind}${c.time}`, node, open: () => void this.openSession(csid) };
+    node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
+    this.addRow(row, true);
+  }
+}
+
+function fill(sel: HTMLSelectElement, values: string[], all: string): void {
+  const keep = sel.value;
+  sel.replaceChildren(new Option(all, ""));
+  for (const v of values) sel.append(new Option(v, v));
+  sel.value = values.includes(keep) ? keep : "";
+}
+
+function section(title: string, body: Node): HTMLElement {
+  return el("section", undefined, undefined, el("h3", undefined, title), body);
+}
+
+function list(title: string, items: string[] | null | undefined, cls?: string): HTMLElement | null {
+  if (!items || items.length === 0) return null;
+  const ul = el("ul", cls);
+  for (const i of items) ul.append(el("li", undefined, i));
+  return section(title, ul);
+}
+
+function summaryNode(s: Summary): HTMLElement {
+  const dl = el("dl", "summary");
+  const add = (k: string, v: string) => { if (v) dl.append(el("dt", undefined, k), el("dd", undefined, v)); };
+  add("Asked", s.request);
+  add("Looked into", s.investigated);
+  add("Learned", s.learned);
+  add("Done", s.completed);
+  add("Next", s.nextSteps);
+  add("Notes", s.notes);
+  return section("Summary", dl);
+}
+
+new Viewer().start();
