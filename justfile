@@ -76,7 +76,7 @@ vsix: build
 # Mnemo's hooks and MCP server, the claude memory agent on the real CLI, the real Gemini
 # and Codex CLIs with Mnemo's hooks (Codex also after a Claude Code session), the VS Code
 # extension in a real VS Code (code-server 4.100.3 opened by headless Chromium), then the
-# real OpenCode CLI (1.18.33) with Mnemo's plugin.
+# real OpenCode CLI (1.18.33) with Mnemo's plugin, then the memory viewer in Debian's headless Chromium.
 e2e: build
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/claudecode/e2e/run.sh
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/gemini/e2e/run.sh
@@ -84,6 +84,7 @@ e2e: build
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/codex/e2e/run.sh
     MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/run.sh
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/opencode/e2e/run.sh
+    MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/viewer/e2e/run.sh
 
 # Only the Gemini CLI end-to-end tests.
 e2e-gemini: build
@@ -128,3 +129,7 @@ fuzz time="30s":
         go test -run '^$' -fuzz "^${target}\$" -fuzztime {{time}} "$dir"
       done
     done
+
+# Only the memory viewer in headless Chromium.
+e2e-viewer: build
+    MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/viewer/e2e/run.sh

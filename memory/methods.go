@@ -27,8 +27,8 @@ const (
 
 	// The audit of what was injected.
 	MethodInjections = "mnemo/injections" // InjectionsParams → InjectionsResult
-	MethodDoctor   = "mnemo/doctor"   // no params → DoctorResult
-	MethodReindex  = "mnemo/reindex"  // no params → ReindexResult
-	MethodExport   = "mnemo/export"   // ExportParams → ExportResult
-	MethodImport   = "mnemo/import"   // ImportParams → ImportResult
+	MethodDoctor     = "mnemo/doctor"     // no params → DoctorResult
+	MethodReindex    = "mnemo/reindex"    // no params → ReindexResult
+	MethodExport     = "mnemo/export"     // ExportParams → ExportResult
+	MethodImport     = "mnemo/import"     // ImportParams → ImportResult
 )

@@ -87,6 +87,9 @@ class Viewer {
     key(e) {
         const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
         if (e.key === "Escape") {
+            // Leave the box as it is (a search box would clear itself) for
+            // the list.
+            e.preventDefault();
             if (typing)
                 e.target.blur();
             this.list.focus();

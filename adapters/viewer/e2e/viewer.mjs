@@ -1,0 +1,227 @@
+// Mnemo's memory viewer in a real browser (Debian's Chromium, headless,
+// driven by puppeteer-core), used as a person would: a session played
+// through the real hook binary into a fresh home, `mnemo ui --no-open`, the
+// page opened with the address it prints; then the records are listed, a
+// search finds one, an event sent through the hook appears without a
+// reload within a second, forget removes a record everywhere, and a
+// request without the token is refused. Screenshots go to the artifacts.
+//
+// Env: MNEMO_BIN, MNEMO_HOOK_BIN (absolute), MNEMO_E2E_ARTIFACTS (a folder,
+// optional), CHROMIUM (default: chromium on PATH). Run by run.sh, in a
+// loopback-only network namespace. Prints "N passed, N failed".
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import puppeteer from 'puppeteer-core';
+
+const mnemoBin = process.env.MNEMO_BIN;
+const hookBin = process.env.MNEMO_HOOK_BIN;
+const artifacts = process.env.MNEMO_E2E_ARTIFACTS || '';
+if (!mnemoBin || !hookBin) {
+  console.error('viewer.mjs: set MNEMO_BIN and MNEMO_HOOK_BIN');
+  process.exit(2);
+}
+
+// An isolated world: HOME, MNEMO_HOME, TMPDIR and a project.
+const base = fs.mkdtempSync(path.join(os.tmpdir(), 'mnemo-viewer-e2e-'));
+const world = {
+  home: path.join(base, 'home'),
+  mnemoHome: path.join(base, 'mnemo'),
+  tmp: path.join(base, 'tmp'),
+  project: path.join(base, 'calc-project'),
+};
+for (const d of Object.values(world)) fs.mkdirSync(d, { recursive: true });
+fs.writeFileSync(path.join(world.project, 'calc.py'), 'def add(a, b):\n    return a + b\n');
+const env = {
+  PATH: process.env.PATH, HOME: world.home, MNEMO_HOME: world.mnemoHome, TMPDIR: world.tmp,
+  XDG_DATA_HOME: path.join(world.home, '.local', 'share'), MNEMO_IDLE_TIMEOUT: '5m',
+};
+
+const results = [];
+async function check(name, fn) {
+  const began = Date.now();
+  try {
+    await fn();
+    results.push({ name, ok: true });
+    console.log(`ok   ${name} (${Date.now() - began} ms)`);
+  } catch (e) {
+    results.push({ name, ok: false });
+    console.log(`FAIL ${name}: ${e instanceof Error ? e.stack : e}`);
+    if (page) await shot(page, `failed-${results.length}.png`).catch(() => {});
+  }
+}
+function assert(cond, msg) {
+  if (!cond) throw new Error(msg);
+}
+
+function mnemo(...args) {
+  return execFileSync(mnemoBin, args, { env, cwd: world.project, encoding: 'utf8', timeout: 30_000 });
+}
+
+// hook sends one Claude Code hook payload through the real mnemo-hook.
+function hook(event, fields) {
+  const payload = { session_id: 'viewer-e2e-1', transcript_path: path.join(world.home, 't.jsonl'), cwd: world.project, hook_event_name: event, ...fields };
+  const r = spawnSync(hookBin, [event], { env, input: JSON.stringify(payload), encoding: 'utf8', timeout: 30_000 });
+  assert(r.status === 0, `mnemo-hook ${event} exited ${r.status}: ${r.stderr}`);
+}
+
+let toolN = 0;
+function tool(name, input, response) {
+  hook('PostToolUse', { tool_name: name, tool_input: input, tool_response: response, tool_use_id: `toolu_e2e_${++toolN}` });
+}
+
+// settle waits until nothing is queued and the store holds at least n
+// observations.
+async function settle(n) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const st = JSON.parse(mnemo('status', '--json'));
+    if (st.counts.queued === 0 && st.counts.observations >= n) return st;
+    assert(Date.now() < deadline, `the store did not settle: ${JSON.stringify(st.counts)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function shot(page, name) {
+  if (!artifacts) return Promise.resolve();
+  return page.screenshot({ path: path.join(artifacts, name), fullPage: false });
+}
+
+let browser;
+let page;
+try {
+  // A session: read, a failing test, a fix, a passing test.
+  hook('SessionStart', { source: 'startup' });
+  hook('UserPromptSubmit', { prompt: 'make the tests pass: mul returns the wrong product' });
+  tool('Read', { file_path: path.join(world.project, 'calc.py') },
+    { type: 'text', file: { filePath: path.join(world.project, 'calc.py'), content: 'def mul(a, b):\n    return a + b\n' } });
+  tool('Bash', { command: 'python -m pytest test_calc.py' },
+    { stdout: 'FAILED test_calc.py::test_mul - AssertionError: assert 5 == 6', stderr: '', interrupted: false, exitCode: 1 });
+  tool('Edit', { file_path: path.join(world.project, 'calc.py'), old_string: 'return a + b', new_string: 'return a * b' },
+    { filePath: path.join(world.project, 'calc.py'), oldString: 'return a + b', newString: 'return a * b' });
+  tool('Bash', { command: 'python -m pytest test_calc.py' }, { stdout: '2 passed in 0.01s', stderr: '', interrupted: false });
+  hook('Stop', { last_assistant_message: 'mul multiplied by adding; it multiplies now and the tests pass.' });
+  const st = await settle(4);
+  console.log(`store: ${JSON.stringify(st.counts)}`);
+
+  const url = mnemo('ui', '--no-open');
+  await check('mnemo ui --no-open prints one address', () => {
+    assert(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[0-9a-f]{64}\n$/.test(url), `printed ${JSON.stringify(url)}`);
+  });
+  const origin = new URL(url).origin;
+
+  await check('a request without the token gets 401', async () => {
+    for (const p of ['/', '/api/records', '/api/stream']) {
+      const res = await fetch(origin + p);
+      assert(res.status === 401, `${p}: ${res.status}`);
+    }
+  });
+
+  browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM || 'chromium',
+    headless: true,
+    userDataDir: path.join(base, 'chromium-profile'),
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run', '--no-default-browser-check', '--window-size=1280,800'],
+    defaultViewport: { width: 1280, height: 800 },
+  });
+  page = await browser.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('dialog', (d) => d.accept());
+
+  await check('the page lists the records of the session', async () => {
+    const t0 = Date.now();
+    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    assert(page.url() === origin + '/', `the token stayed in the address: ${page.url()}`);
+    await page.waitForFunction(() => document.querySelectorAll('#list .row[data-id]').length >= 4, { timeout: 10_000 });
+    console.log(`     first page: ${Date.now() - t0} ms`);
+    const titles = await page.$$eval('#list .row .title', (els) => els.map((e) => e.textContent));
+    assert(titles.some((t) => t.includes('calc.py')), `titles: ${titles.join(' | ')}`);
+    await page.waitForFunction(() => document.getElementById('live').textContent === 'live', { timeout: 10_000 });
+    await shot(page, 'viewer-records.png');
+  });
+
+  await check('search finds a record by the error it saw', async () => {
+    await page.keyboard.press('/');
+    await page.keyboard.type('AssertionError');
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('#list .row[data-id]')];
+      return rows.length >= 1 && rows.every((r) => r.querySelector('.snippet, .title'));
+    }, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelectorAll('#list .row[data-id]').length < 4, { timeout: 10_000 });
+    // Esc leaves the search box for the list; Enter opens the first hit.
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#list .row.selected', { timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#detail h2', { timeout: 10_000 });
+    const detail = await page.$eval('#detail', (e) => e.textContent);
+    assert(/assert 5 == 6|AssertionError|pytest/.test(detail), `the record found: ${detail.slice(0, 300)}`);
+    await shot(page, 'viewer-search.png');
+    // Back to the newest records.
+    await page.$eval('#q', (e) => { e.value = ''; e.dispatchEvent(new Event('input')); });
+    await page.waitForFunction(() => document.querySelectorAll('#list .row[data-id]').length >= 4, { timeout: 10_000 });
+  });
+
+  let liveID = 0;
+  await check('an event sent through the hook shows up live, within a second', async () => {
+    const before = await page.$$eval('#list .row[data-id]', (els) => els.map((e) => e.dataset.id));
+    const t0 = Date.now();
+    tool('Read', { file_path: path.join(world.project, 'README.md') },
+      { type: 'text', file: { filePath: path.join(world.project, 'README.md'), content: '# calc\nA calculator.\n' } });
+    const sent = Date.now();
+    const handle = await page.waitForFunction((known) => {
+      const row = [...document.querySelectorAll('#list .row[data-id]')].find((r) => !known.includes(r.dataset.id));
+      return row ? row.dataset.id : false;
+    }, { timeout: 5_000, polling: 20 }, before);
+    const took = Date.now() - sent;
+    liveID = Number(await handle.jsonValue());
+    console.log(`     hook ran in ${sent - t0} ms; the record was on the page ${took} ms after it`);
+    assert(took <= 1000, `it took ${took} ms`);
+    const title = await page.$eval(`#list .row[data-id="${liveID}"] .title`, (e) => e.textContent);
+    assert(title.includes('README.md'), `the new row: ${title}`);
+    await shot(page, 'viewer-live.png');
+  });
+
+  await check('forget removes a record everywhere', async () => {
+    assert(liveID > 0, 'no live record to forget');
+    await page.click(`#list .row[data-id="${liveID}"]`);
+    await page.waitForFunction((id) => document.querySelector('#detail .meta')?.textContent.includes(`#${id}`), { timeout: 10_000 }, liveID);
+    await page.click('#detail button.danger');
+    await page.waitForFunction((id) => !document.querySelector(`#list .row[data-id="${id}"]`), { timeout: 10_000 }, liveID);
+    const got = JSON.parse(mnemo('get', '--json', String(liveID)));
+    assert((got.observations ?? []).length === 0, `mnemo get still has #${liveID}: ${JSON.stringify(got)}`);
+    const found = JSON.parse(mnemo('search', '--json', 'README.md'));
+    assert(!(found.hits ?? []).some((h) => h.id === liveID), `mnemo search still finds #${liveID}`);
+  });
+
+  await check('the next session\'s context is previewed with its reasons', async () => {
+    await page.keyboard.press('3');
+    await page.waitForSelector('#detail pre.context', { timeout: 10_000 });
+    const ctx = await page.$eval('#detail pre.context', (e) => e.textContent);
+    assert(ctx.includes('<mnemo-context'), `context: ${ctx.slice(0, 200)}`);
+    const reasons = await page.$$eval('#list ul.reasons li', (els) => els.length);
+    assert(reasons > 0, 'no reasons');
+    await shot(page, 'viewer-context.png');
+  });
+
+  await check('the page ran without errors', () => {
+    assert(problems.length === 0, problems.join('\n'));
+  });
+} catch (e) {
+  results.push({ name: 'setup', ok: false });
+  console.log(`FAIL setup: ${e instanceof Error ? e.stack : e}`);
+} finally {
+  if (browser) await browser.close().catch(() => {});
+  spawnSync(mnemoBin, ['daemon', 'stop'], { env, timeout: 15_000 });
+  for (const name of fs.existsSync(path.join(world.mnemoHome, 'logs')) ? fs.readdirSync(path.join(world.mnemoHome, 'logs')) : []) {
+    if (artifacts) fs.copyFileSync(path.join(world.mnemoHome, 'logs', name), path.join(artifacts, `mnemo-${name}`));
+  }
+  fs.rmSync(base, { recursive: true, force: true });
+}
+const failed = results.filter((r) => !r.ok).length;
+console.log(`${results.length - failed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
