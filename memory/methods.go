@@ -19,6 +19,9 @@ const (
 	MethodContext         = "mnemo/context"         // ContextParams → ContextResult
 	MethodSave            = "mnemo/save"            // SaveParams → SaveResult
 	MethodForget          = "mnemo/forget"          // IDsParams → ForgetResult
+	MethodCorrect         = "mnemo/correct"         // CorrectParams → CorrectResult
+	MethodPin             = "mnemo/pin"             // IDsParams → PinResult
+	MethodUnpin           = "mnemo/unpin"           // IDsParams → PinResult
 
 	// Maintenance.
 	MethodStatus   = "mnemo/status"   // no params → Status
