@@ -34,4 +34,6 @@ const (
 	MethodReindex  = "mnemo/reindex"  // no params → ReindexResult
 	MethodExport   = "mnemo/export"   // ExportParams → ExportResult
 	MethodImport   = "mnemo/import"   // ImportParams → ImportResult
+	MethodPause    = "mnemo/pause"    // PauseParams → PauseResult
+	MethodResume   = "mnemo/resume"   // PauseParams → PauseResult
 )

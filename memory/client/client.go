@@ -182,6 +182,17 @@ func (c *Client) Reindex(ctx context.Context) (memory.ReindexResult, error) {
 	return call[memory.ReindexResult](ctx, c.c, memory.MethodReindex, nil)
 }
 
+// Pause turns off capture, injection or both for a project
+// (mnemo/pause); the daemon keeps it in its settings file.
+func (c *Client) Pause(ctx context.Context, p memory.PauseParams) (memory.PauseResult, error) {
+	return call[memory.PauseResult](ctx, c.c, memory.MethodPause, p)
+}
+
+// Resume undoes Pause (mnemo/resume).
+func (c *Client) Resume(ctx context.Context, p memory.PauseParams) (memory.PauseResult, error) {
+	return call[memory.PauseResult](ctx, c.c, memory.MethodResume, p)
+}
+
 // Export has the daemon write the whole memory as JSON lines to p.Path, an
 // absolute path (mnemo/export).
 func (c *Client) Export(ctx context.Context, p memory.ExportParams) (memory.ExportResult, error) {

@@ -137,6 +137,20 @@ func TestEveryMethodReachesTheMemory(t *testing.T) {
 				t.Errorf("Unpin = %+v; want #%d changed", unpinned, saved.ID)
 			}
 
+			paused, err := cl.Pause(ctx, memory.PauseParams{Cwd: project, What: memory.PauseInject})
+			must(t, err)
+			if paused.Project != "billing-api" || paused.Pause != (memory.Pause{Inject: true}) || len(paused.Paused) != 1 {
+				t.Errorf("Pause = %+v; want billing-api's injection paused", paused)
+			}
+			if st, err := cl.Status(ctx); err != nil || len(st.Paused) != 1 {
+				t.Errorf("Status = %+v, %v; want billing-api paused", st.Paused, err)
+			}
+			resumed, err := cl.Resume(ctx, memory.PauseParams{Project: "billing-api"})
+			must(t, err)
+			if resumed.Pause != (memory.Pause{}) || len(resumed.Paused) != 0 {
+				t.Errorf("Resume = %+v; want nothing paused", resumed)
+			}
+
 			file := filepath.Join(t.TempDir(), "export.jsonl")
 			exported, err := cl.Export(ctx, memory.ExportParams{Path: file})
 			must(t, err)
@@ -265,6 +279,14 @@ func TestEachMethodSendsItsNameAndParams(t *testing.T) {
 		}},
 		{memory.MethodPin, ids, func(c *client.Client) error { _, err := c.Pin(ctx, ids); return err }},
 		{memory.MethodUnpin, ids, func(c *client.Client) error { _, err := c.Unpin(ctx, ids); return err }},
+		{memory.MethodPause, memory.PauseParams{Project: "p", What: memory.PauseCapture}, func(c *client.Client) error {
+			_, err := c.Pause(ctx, memory.PauseParams{Project: "p", What: memory.PauseCapture})
+			return err
+		}},
+		{memory.MethodResume, memory.PauseParams{Project: "p"}, func(c *client.Client) error {
+			_, err := c.Resume(ctx, memory.PauseParams{Project: "p"})
+			return err
+		}},
 		{memory.MethodStatus, nil, func(c *client.Client) error { _, err := c.Status(ctx); return err }},
 		{memory.MethodSessions, nil, func(c *client.Client) error { _, err := c.Sessions(ctx); return err }},
 		{memory.MethodDoctor, nil, func(c *client.Client) error { _, err := c.Doctor(ctx); return err }},
@@ -333,6 +355,8 @@ func memoryMux(mem *store.Memory, home string) *rpc.Mux {
 	handle(m, memory.MethodCorrect, mem.Correct)
 	handle(m, memory.MethodPin, mem.Pin)
 	handle(m, memory.MethodUnpin, mem.Unpin)
+	handle(m, memory.MethodPause, mem.Pause)
+	handle(m, memory.MethodResume, mem.Resume)
 	handle(m, memory.MethodStatus, func(ctx context.Context, _ struct{}) (memory.Status, error) {
 		st, err := mem.Status(ctx)
 		st.ProtocolVersion = rpc.ProtocolVersion
