@@ -74,6 +74,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			pinCommand(true),
 			pinCommand(false),
 			forgetCommand(),
+			pauseCommand(true),
+			pauseCommand(false),
 			contextCommand(),
 			sessionsCommand(),
 			statusCommand(),
@@ -165,6 +167,8 @@ func (m *Main) Open(ctx context.Context) error {
 		ContextBytes:   cfg.ContextBytes,
 		NoPromptRecall: !cfg.PromptRecall,
 		SkipTools:      append(slices.Clone(privacy.DefaultSkipTools), cfg.SkipTools...),
+		Paused:         cfg.Paused,
+		SavePaused:     func(p map[string]string) error { return savePaused(m.Home, p) },
 		Version:        Version,
 		Logger:         m.Logger,
 	})
