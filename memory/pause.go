@@ -64,7 +64,9 @@ func (p Pause) String() string {
 }
 
 // Or is what pausing both p and q turns off.
-func (p Pause) Or(q Pause) Pause { return Pause{Capture: p.Capture || q.Capture, Inject: p.Inject || q.Inject} }
+func (p Pause) Or(q Pause) Pause {
+	return Pause{Capture: p.Capture || q.Capture, Inject: p.Inject || q.Inject}
+}
 
 // PauseParams names a project, by name or by a folder in it, and what to
 // pause or resume: PauseCapture, PauseInject or PauseAll (the default).
