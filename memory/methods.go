@@ -34,6 +34,8 @@ const (
 	MethodReindex  = "mnemo/reindex"  // no params → ReindexResult
 	MethodExport   = "mnemo/export"   // ExportParams → ExportResult
 	MethodImport   = "mnemo/import"   // ImportParams → ImportResult
-	MethodPause    = "mnemo/pause"    // PauseParams → PauseResult
-	MethodResume   = "mnemo/resume"   // PauseParams → PauseResult
+
+	// Opt-outs.
+	MethodPause  = "mnemo/pause"  // PauseParams → PauseResult
+	MethodResume = "mnemo/resume" // PauseParams → PauseResult
 )

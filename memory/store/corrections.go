@@ -85,6 +85,7 @@ func (m *Memory) Correct(ctx context.Context, p memory.CorrectParams) (memory.Co
 		// The old words leave the keyword index and the old vector is
 		// replaced: Add replaces the document of the same id.
 		m.indexObservations(ctx, []memory.Observation{doc})
+		m.publish(observationChange(&doc))
 	}
 	return res, nil
 }
@@ -113,9 +114,10 @@ func (m *Memory) setPinned(ctx context.Context, p memory.IDsParams, pinned bool)
 	var (
 		res     memory.PinResult
 		missing []string
+		changed []memory.Change
 	)
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
-		res, missing = memory.PinResult{Changed: []uint64{}, Unchanged: []uint64{}}, nil
+		res, missing, changed = memory.PinResult{Changed: []uint64{}, Unchanged: []uint64{}}, nil, nil
 		var obs []*memory.Observation
 		for _, id := range p.IDs {
 			o, err := m.store.observation(txn, id)
@@ -142,6 +144,7 @@ func (m *Memory) setPinned(ctx context.Context, p memory.IDsParams, pinned bool)
 				return err
 			}
 			res.Changed = append(res.Changed, o.ID)
+			changed = append(changed, observationChange(o))
 		}
 		return nil
 	})
@@ -151,5 +154,6 @@ func (m *Memory) setPinned(ctx context.Context, p memory.IDsParams, pinned bool)
 	if err != nil {
 		return memory.PinResult{}, fmt.Errorf("%s: %w", verb, err)
 	}
+	m.publish(changed...)
 	return res, nil
 }
