@@ -64,6 +64,9 @@ type SessionStartParams struct {
 	// start takes none): the session is opened, no context is built or
 	// audited.
 	NoContext bool `json:"noContext,omitzero"`
+	// NoCapture says the session stores nothing (PauseEnv): no session
+	// record is made; the context is given unless NoContext.
+	NoCapture bool `json:"noCapture,omitzero"`
 	// At is when the stage happened, for history brought in after the
 	// fact (a back-fill); zero, as the hooks send it, means now, and so
 	// does a time still to come.
@@ -101,6 +104,9 @@ type UserPromptParams struct {
 	// prompt stage takes no context): the prompt is stored, nothing is
 	// searched or marked given.
 	NoRecall bool `json:"noRecall,omitzero"`
+	// NoCapture says the session stores nothing (PauseEnv): the prompt
+	// is neither stored nor numbered; the recall is given unless NoRecall.
+	NoCapture bool `json:"noCapture,omitzero"`
 	// At is when the stage happened, for history brought in after the
 	// fact (a back-fill); zero, as the hooks send it, means now, and so
 	// does a time still to come.
@@ -186,7 +192,10 @@ type QueueResult struct {
 
 // StopParams asks for a summary of the turn that just ended.
 type StopParams struct {
-	ContentSessionID     string `json:"contentSessionId"`
+	ContentSessionID string `json:"contentSessionId"`
+	// Cwd is the session's folder, for a session not recorded yet (its
+	// project) and for one whose project's capture is paused.
+	Cwd                  string `json:"cwd,omitempty"`
 	LastUserMessage      string `json:"lastUserMessage,omitempty"`
 	LastAssistantMessage string `json:"lastAssistantMessage,omitempty"`
 	TranscriptPath       string `json:"transcriptPath,omitempty"`
@@ -208,6 +217,10 @@ func (p *StopParams) Validate() error {
 type SessionEndParams struct {
 	ContentSessionID string `json:"contentSessionId"`
 	Reason           string `json:"reason,omitempty"`
+	// Cwd is the session's folder: a session of a project whose capture
+	// is paused has no record to complete, and its end is skipped
+	// (SessionEndResult.Skipped) instead of not found.
+	Cwd string `json:"cwd,omitempty"`
 	// At is when the stage happened, for history brought in after the
 	// fact (a back-fill); zero, as the hooks send it, means now, and so
 	// does a time still to come.
@@ -224,7 +237,8 @@ func (p *SessionEndParams) Validate() error {
 
 // SessionEndResult is the session's status after SessionEnd.
 type SessionEndResult struct {
-	Status SessionStatus `json:"status"`
+	Status  SessionStatus `json:"status"`
+	Skipped string        `json:"skipped,omitempty"`
 }
 
 // SearchParams filters and ranks observations. With no query the filters
@@ -431,6 +445,8 @@ type Status struct {
 	Agent           string `json:"agent"`
 	PID             int    `json:"pid"`
 	Notice          string `json:"notice,omitempty"`
+	// Paused lists the projects whose capture or injection is paused.
+	Paused []PausedProject `json:"paused,omitempty"`
 }
 
 // SessionParams names one session by its content session id.

@@ -32,7 +32,7 @@ type ChangeKind string
 // The kinds of change.
 const (
 	KindPrompt      ChangeKind = "prompt"      // a prompt was stored
-	KindObservation ChangeKind = "observation" // an observation was stored (made or saved)
+	KindObservation ChangeKind = "observation" // an observation was stored (made, saved, corrected or pinned)
 	KindSummary     ChangeKind = "summary"     // a summary was stored
 	KindSession     ChangeKind = "session"     // a session opened or ended
 	KindForget      ChangeKind = "forget"      // observations were forgotten

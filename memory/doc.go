@@ -33,6 +33,13 @@
 // once the agent reports one, resume only on continuation prompts, …) are
 // stated on the fields that carry them and enforced by memory/store.
 //
+// # Keeping it true
+//
+// A record that is wrong is corrected (CorrectParams: its earlier title
+// and text stay on it as Edits), pinned into every context of its project
+// (mnemo/pin), or forgotten (mnemo/forget); corrections.go. A project, or
+// one session (PauseEnv), can pause capture, injection or both; pause.go.
+//
 // # The agents
 //
 // An Agent turns queued events into observations and summaries. Its

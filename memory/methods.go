@@ -19,16 +19,23 @@ const (
 	MethodContext         = "mnemo/context"         // ContextParams → ContextResult
 	MethodSave            = "mnemo/save"            // SaveParams → SaveResult
 	MethodForget          = "mnemo/forget"          // IDsParams → ForgetResult
+	MethodCorrect         = "mnemo/correct"         // CorrectParams → CorrectResult
+	MethodPin             = "mnemo/pin"             // IDsParams → PinResult
+	MethodUnpin           = "mnemo/unpin"           // IDsParams → PinResult
 
 	// Maintenance.
 	MethodStatus   = "mnemo/status"   // no params → Status
 	MethodSessions = "mnemo/sessions" // no params → SessionsResult
 	MethodSession  = "mnemo/session"  // SessionParams → SessionResult
+	MethodDoctor   = "mnemo/doctor"   // no params → DoctorResult
+	MethodReindex  = "mnemo/reindex"  // no params → ReindexResult
+	MethodExport   = "mnemo/export"   // ExportParams → ExportResult
+	MethodImport   = "mnemo/import"   // ImportParams → ImportResult
 
 	// The audit of what was injected.
 	MethodInjections = "mnemo/injections" // InjectionsParams → InjectionsResult
-	MethodDoctor     = "mnemo/doctor"     // no params → DoctorResult
-	MethodReindex    = "mnemo/reindex"    // no params → ReindexResult
-	MethodExport     = "mnemo/export"     // ExportParams → ExportResult
-	MethodImport     = "mnemo/import"     // ImportParams → ImportResult
+
+	// Opt-outs.
+	MethodPause  = "mnemo/pause"  // PauseParams → PauseResult
+	MethodResume = "mnemo/resume" // PauseParams → PauseResult
 )

@@ -114,9 +114,17 @@ type Observation struct {
 	Host string `json:"host,omitempty"`
 	// Anchor is the place in a file the observation is about, when it
 	// has one: the selection a person remembered on purpose.
-	Anchor *Anchor   `json:"anchor,omitempty"`
-	Time   time.Time `json:"time"`
-	Hash   string    `json:"hash"`
+	Anchor *Anchor `json:"anchor,omitempty"`
+	// Pinned keeps the observation in every SessionStart context of its
+	// project, first, whatever its age (mnemo/pin).
+	Pinned bool `json:"pinned,omitzero"`
+	// Edits are the observation's corrections, oldest first, each with
+	// what it said until then (mnemo/correct).
+	Edits []Edit    `json:"edits,omitempty"`
+	Time  time.Time `json:"time"`
+	// Hash is ContentHash as the observation now reads; the hashes of its
+	// earlier versions (PastHashes) are indexed beside it.
+	Hash string `json:"hash"`
 }
 
 // An Anchor is a range of a file: lines and columns count from 1 (as

@@ -220,9 +220,9 @@ func (h *hook) run(ctx context.Context) {
 	if key == "" {
 		key = NewEventKey()
 	}
-	method, params, err := Translate(p, TranslateOptions{EventKey: key, SkipTools: SkipTools(), Log: log})
+	method, params, err := Translate(p, TranslateOptions{EventKey: key, SkipTools: SkipTools(), Log: log, Pause: SessionPause(log)})
 	if err != nil {
-		if errors.Is(err, ErrSkippedTool) {
+		if errors.Is(err, ErrSkippedTool) || errors.Is(err, ErrPaused) {
 			log.Debug("not recorded", "reason", err)
 		} else {
 			log.Warn("not recorded", "bytes", size, "err", err)

@@ -20,6 +20,9 @@ var (
 	ErrSkippedTool = errors.New("tool skipped")
 	// ErrInvalidPayload is a payload the daemon would refuse (no session_id).
 	ErrInvalidPayload = errors.New("invalid hook payload")
+	// ErrPaused is a stage the session's pause (TranslateOptions.Pause)
+	// leaves out: nothing to send.
+	ErrPaused = errors.New("paused for this session")
 )
 
 // PrivateMarker is the prompt the hook sends for a prompt that is entirely
@@ -51,6 +54,29 @@ type TranslateOptions struct {
 	// Log receives warnings (many private tags, an unreadable transcript);
 	// nil discards them.
 	Log *slog.Logger
+	// Pause is what the session does without (memory.PauseEnv; RunHook
+	// passes SessionPause()): with capture paused, SessionStart and
+	// UserPromptSubmit say NoCapture and the other stages are not sent;
+	// with injection paused, they say NoContext and NoRecall; with both,
+	// nothing is sent.
+	Pause memory.Pause
+}
+
+// SessionPause reads memory.PauseEnv. A value it cannot read pauses
+// everything, with a warning: whoever set it meant to pause something.
+func SessionPause(log *slog.Logger) memory.Pause {
+	v, ok := os.LookupEnv(memory.PauseEnv)
+	if !ok {
+		return memory.Pause{}
+	}
+	p, err := memory.ParsePause(v)
+	if err != nil {
+		if log != nil {
+			log.Warn("unreadable "+memory.PauseEnv+"; pausing capture and injection", "err", err)
+		}
+		return memory.Pause{Capture: true, Inject: true}
+	}
+	return p
 }
 
 // Translate maps a payload onto the daemon call of its stage: the method
@@ -61,7 +87,8 @@ type TranslateOptions struct {
 //
 // Errors: ErrUnhandledEvent for an event not in Stages, ErrSkippedTool
 // for a tool in the skip list, ErrInvalidPayload for a payload without a
-// session_id or (PostToolUse) a tool_name.
+// session_id or (PostToolUse) a tool_name, ErrPaused for a stage that
+// o.Pause leaves out.
 func Translate(p *Payload, o TranslateOptions) (method string, params any, err error) {
 	host := p.Host
 	if host == "" {
@@ -85,6 +112,10 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 		cwd, _ = os.Getwd()
 	}
 
+	if o.Pause.Capture && (o.Pause.Inject || stage.Event != EventSessionStart && stage.Event != EventUserPromptSubmit) {
+		return "", nil, fmt.Errorf("%w: %s=%s", ErrPaused, memory.PauseEnv, o.Pause)
+	}
+
 	switch stage.Event {
 	case EventSessionStart:
 		return stage.Method, &memory.SessionStartParams{
@@ -92,7 +123,8 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 			Cwd:              cwd,
 			Source:           p.Source,
 			Platform:         host,
-			NoContext:        !h.Injects(EventSessionStart),
+			NoContext:        !h.Injects(EventSessionStart) || o.Pause.Inject,
+			NoCapture:        o.Pause.Capture,
 			EventKey:         o.EventKey,
 		}, nil
 
@@ -106,7 +138,8 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 			Cwd:              cwd,
 			Prompt:           prompt,
 			Platform:         host,
-			NoRecall:         !h.Injects(EventUserPromptSubmit),
+			NoRecall:         !h.Injects(EventUserPromptSubmit) || o.Pause.Inject,
+			NoCapture:        o.Pause.Capture,
 			EventKey:         o.EventKey,
 		}, nil
 
@@ -164,6 +197,7 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 		}
 		return stage.Method, &memory.StopParams{
 			ContentSessionID:     p.SessionID,
+			Cwd:                  cwd,
 			LastUserMessage:      cleanText(log, "lastUserMessage", last.LastUserMessage),
 			LastAssistantMessage: cleanText(log, "lastAssistantMessage", last.LastAssistantMessage),
 			TranscriptPath:       p.TranscriptPath,
@@ -174,6 +208,7 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 		return stage.Method, &memory.SessionEndParams{
 			ContentSessionID: p.SessionID,
 			Reason:           p.Reason,
+			Cwd:              cwd,
 			EventKey:         o.EventKey,
 		}, nil
 	}

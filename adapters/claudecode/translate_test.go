@@ -107,6 +107,7 @@ func TestTranslate(t *testing.T) {
 		name     string
 		payload  string
 		skipEnv  string
+		pauseEnv string         // MNEMO_PAUSE
 		want     map[string]any // params fields, compared as JSON
 		absent   []string       // text that must not be in the params
 		wantErr  error
@@ -197,6 +198,71 @@ func TestTranslate(t *testing.T) {
 			wantErr: claudecode.ErrInvalidPayload,
 		},
 		{
+			name:     "MNEMO_PAUSE=capture: the start stores nothing and gets its context",
+			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"SessionStart","source":"startup"}`,
+			pauseEnv: "capture",
+			wantMeth: memory.MethodSessionStart,
+			want:     map[string]any{"noCapture": true, "noContext": nil},
+		},
+		{
+			name:     "MNEMO_PAUSE=capture: the prompt is not stored and gets its recall",
+			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"why?"}`,
+			pauseEnv: "capture",
+			wantMeth: memory.MethodUserPromptSubmit,
+			want:     map[string]any{"noCapture": true, "noRecall": nil},
+		},
+		{
+			name:     "MNEMO_PAUSE=capture: no tool use is sent",
+			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`,
+			pauseEnv: "capture",
+			wantErr:  claudecode.ErrPaused,
+		},
+		{
+			name:     "MNEMO_PAUSE=capture: no stop is sent",
+			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"Stop"}`,
+			pauseEnv: " Capture ",
+			wantErr:  claudecode.ErrPaused,
+		},
+		{
+			name:     "MNEMO_PAUSE=capture: no session end is sent",
+			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"SessionEnd","reason":"exit"}`,
+			pauseEnv: "capture",
+			wantErr:  claudecode.ErrPaused,
+		},
+		{
+			name:     "MNEMO_PAUSE=inject: the start gets no context and is recorded",
+			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"SessionStart","source":"startup"}`,
+			pauseEnv: "inject",
+			wantMeth: memory.MethodSessionStart,
+			want:     map[string]any{"noContext": true, "noCapture": nil},
+		},
+		{
+			name:     "MNEMO_PAUSE=inject: the prompt gets no recall",
+			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"why?"}`,
+			pauseEnv: "inject",
+			wantMeth: memory.MethodUserPromptSubmit,
+			want:     map[string]any{"noRecall": true, "noCapture": nil},
+		},
+		{
+			name:     "MNEMO_PAUSE=inject: tool uses are recorded",
+			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`,
+			pauseEnv: "inject",
+			wantMeth: memory.MethodPostToolUse,
+			want:     map[string]any{"toolName": "Bash"},
+		},
+		{
+			name:     "MNEMO_PAUSE=all: nothing is sent",
+			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"SessionStart","source":"startup"}`,
+			pauseEnv: "all",
+			wantErr:  claudecode.ErrPaused,
+		},
+		{
+			name:     "an unreadable MNEMO_PAUSE pauses everything",
+			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"UserPromptSubmit","prompt":"why?"}`,
+			pauseEnv: "sometimes",
+			wantErr:  claudecode.ErrPaused,
+		},
+		{
 			name:    "unhandled event",
 			payload: string(readPayloadFile(t, "tmux-manual-005-Notification.json")),
 			wantErr: claudecode.ErrUnhandledEvent,
@@ -205,6 +271,7 @@ func TestTranslate(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("MNEMO_SKIP_TOOLS", tt.skipEnv)
+			t.Setenv(memory.PauseEnv, tt.pauseEnv)
 			var p claudecode.Payload
 			if err := json.Unmarshal([]byte(tt.payload), &p); err != nil {
 				t.Fatal(err)
@@ -212,6 +279,7 @@ func TestTranslate(t *testing.T) {
 			method, params, err := claudecode.Translate(&p, claudecode.TranslateOptions{
 				EventKey:  testEventKey,
 				SkipTools: claudecode.SkipTools(),
+				Pause:     claudecode.SessionPause(nil),
 			})
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {

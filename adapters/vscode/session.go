@@ -222,16 +222,16 @@ func (e *Editor) onIdle() {
 		return
 	}
 	e.active = false
-	csid := e.csid
+	csid, cwd := e.csid, e.cwd
 	msg := e.takePeriod()
 	e.mu.Unlock()
-	if _, err := e.mem.Stop(ctx, memory.StopParams{ContentSessionID: csid, LastAssistantMessage: msg}); err != nil {
+	if _, err := e.mem.Stop(ctx, memory.StopParams{ContentSessionID: csid, Cwd: cwd, LastAssistantMessage: msg}); err != nil {
 		e.log.Warn("idle stop", "session", csid, "err", err)
 	}
 }
 
 func (e *Editor) shutdownCall(ctx context.Context, _ json.RawMessage) (any, error) {
-	csid, _, _, err := e.ready()
+	csid, cwd, _, err := e.ready()
 	if err != nil {
 		return nil, err
 	}
@@ -256,11 +256,11 @@ func (e *Editor) shutdownCall(ctx context.Context, _ json.RawMessage) (any, erro
 	}
 	e.mu.Unlock()
 	if active {
-		if _, err := e.mem.Stop(ctx, memory.StopParams{ContentSessionID: csid, LastAssistantMessage: msg}); err != nil {
+		if _, err := e.mem.Stop(ctx, memory.StopParams{ContentSessionID: csid, Cwd: cwd, LastAssistantMessage: msg}); err != nil {
 			return nil, err
 		}
 	}
-	if _, err := e.mem.SessionEnd(ctx, memory.SessionEndParams{ContentSessionID: csid, Reason: "shutdown"}); err != nil {
+	if _, err := e.mem.SessionEnd(ctx, memory.SessionEndParams{ContentSessionID: csid, Cwd: cwd, Reason: "shutdown"}); err != nil {
 		return nil, err
 	}
 	return nil, nil
@@ -286,6 +286,9 @@ func (e *Editor) Stop(ctx context.Context, p *memory.StopParams) {
 		msg := e.takePeriod()
 		if strings.TrimSpace(p.LastAssistantMessage) == "" {
 			p.LastAssistantMessage = msg
+		}
+		if p.Cwd == "" {
+			p.Cwd = e.cwd
 		}
 	}
 	e.active = false

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -225,6 +226,16 @@ func printStatus(w io.Writer, st *memory.Status) error {
 	}
 	if st.Notice != "" {
 		fmt.Fprintf(w, "notice       %s\n", st.Notice)
+	}
+	for _, p := range st.Paused {
+		fmt.Fprintf(w, "paused       project %s: %s (mnemo resume --project %s)\n", p.Project, pauseWords(p.Pause), p.Project)
+	}
+	if v, ok := os.LookupEnv(memory.PauseEnv); ok {
+		if p, err := memory.ParsePause(v); err != nil {
+			fmt.Fprintf(w, "this shell   %s=%s cannot be read (%v): the sessions started from here are neither recorded nor given memory\n", memory.PauseEnv, v, err)
+		} else if p != (memory.Pause{}) {
+			fmt.Fprintf(w, "this shell   %s=%s: the sessions started from here have %s paused\n", memory.PauseEnv, v, pauseWords(p))
+		}
 	}
 	return nil
 }

@@ -4,14 +4,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // Config is what can be set in $MNEMO_HOME/settings.json or, taking
@@ -52,6 +57,12 @@ type Config struct {
 	// remembers every save on its own. An editor's initializationOptions
 	// (saveWindowSeconds) win.
 	SaveWindowSeconds int `json:"saveWindowSeconds" env:"MNEMO_SAVE_WINDOW_SECONDS"`
+	// Paused maps projects to what they do without: "capture" (nothing
+	// new is stored from their sessions), "inject" (no context, no prompt
+	// recall) or "all". `mnemo pause` and `mnemo resume` keep it; one
+	// session is paused with MNEMO_PAUSE in its agent's environment (the
+	// hook reads it), not here.
+	Paused map[string]string `json:"paused"`
 }
 
 // saveWindow is SaveWindowSeconds for vscode.Options.
@@ -134,6 +145,11 @@ func loadConfig(home string) (Config, map[string]string, error) {
 	default:
 		return c, source, fmt.Errorf("agent %q (from %s): want local, claude or openai-compatible", c.Agent, source["agent"])
 	}
+	for _, project := range slices.Sorted(maps.Keys(c.Paused)) {
+		if _, err := memory.ParsePause(c.Paused[project]); err != nil {
+			return c, source, fmt.Errorf("paused project %q (from %s): %v", project, source["paused"], err)
+		}
+	}
 	if c.ContextBytes < 512 {
 		return c, source, fmt.Errorf("contextBytes %d (from %s): want at least 512", c.ContextBytes, source["contextBytes"])
 	}
@@ -151,4 +167,46 @@ func (c Config) describe(source map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// savePaused writes the paused projects into the settings file of home
+// (its "paused" key; none removes the key), keeping every other setting.
+// The file is replaced whole (temporary file, fsync, rename); its keys
+// come out sorted. A file that is not valid JSON is left alone: an error.
+func savePaused(home string, paused map[string]string) error {
+	path := settingsFile(home)
+	settings := map[string]json.RawMessage{}
+	b, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("read %s: %w", path, err)
+	default:
+		if err := json.Unmarshal(b, &settings); err != nil {
+			return fmt.Errorf("%s is not valid JSON, left as it is: %w", path, err)
+		}
+	}
+	if len(paused) == 0 {
+		delete(settings, "paused")
+	} else {
+		raw, err := json.Marshal(paused)
+		if err != nil {
+			return err
+		}
+		settings["paused"] = raw
+	}
+	out, err := json.MarshalIndent(settings, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	if err := replaceFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(out, '\n'))
+		return err
+	}); err != nil {
+		return fmt.Errorf("write %s: %v", path, err)
+	}
+	return nil
 }

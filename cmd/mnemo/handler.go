@@ -56,6 +56,11 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodContext, mem.Context)
 	handle(mux, memory.MethodSave, mem.Save)
 	handle(mux, memory.MethodForget, mem.Forget)
+	handle(mux, memory.MethodCorrect, mem.Correct)
+	handle(mux, memory.MethodPin, mem.Pin)
+	handle(mux, memory.MethodUnpin, mem.Unpin)
+	handle(mux, memory.MethodPause, mem.Pause)
+	handle(mux, memory.MethodResume, mem.Resume)
 	handle(mux, memory.MethodStatus, func(ctx context.Context, _ struct{}) (memory.Status, error) {
 		st, err := mem.Status(ctx)
 		st.ProtocolVersion = rpc.ProtocolVersion

@@ -18,7 +18,7 @@ import (
 func mcpCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
-		Usage: "serve memory tools to an agent over MCP (stdio): search, timeline, get_observations, save_memory, forget",
+		Usage: "serve memory tools to an agent over MCP (stdio): search, timeline, get_observations, save_memory, correct_memory, pin_memory, forget",
 		Description: "A Model Context Protocol server on stdin/stdout, a client of the daemon (started when\n" +
 			"needed). Claude Code runs it from the plugin's .mcp.json, or from ~/.claude.json after\n" +
 			"`mnemo install claude-code`. It logs to <home>/logs/mcp.log, never to stdout.",

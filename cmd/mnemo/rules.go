@@ -90,6 +90,9 @@ func (r *rulesRefresher) schedule(csid, event string) {
 	if event == claudecode.EventStop && hasSessionEnd(sess.Platform) {
 		return // its SessionEnd will come
 	}
+	if r.mem.PausedFor(sess.Project).Inject {
+		return // the rules file is context too
+	}
 	root := memory.RootOf(sess.Cwd)
 	if len(r.marked(root)) == 0 {
 		return

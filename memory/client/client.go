@@ -127,6 +127,25 @@ func (c *Client) Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetR
 	return call[memory.ForgetResult](ctx, c.c, memory.MethodForget, p)
 }
 
+// Correct replaces an observation's title, text or both, keeping what it
+// said as an edit on the record (mnemo/correct). An id that does not
+// exist is rpc.CodeNotFound; an empty correction rpc.CodeInvalidParams.
+func (c *Client) Correct(ctx context.Context, p memory.CorrectParams) (memory.CorrectResult, error) {
+	return call[memory.CorrectResult](ctx, c.c, memory.MethodCorrect, p)
+}
+
+// Pin keeps observations in every SessionStart context of their project
+// (mnemo/pin). Ids that do not exist are rpc.CodeNotFound, and nothing is
+// pinned.
+func (c *Client) Pin(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return call[memory.PinResult](ctx, c.c, memory.MethodPin, p)
+}
+
+// Unpin undoes Pin (mnemo/unpin), with the same errors.
+func (c *Client) Unpin(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return call[memory.PinResult](ctx, c.c, memory.MethodUnpin, p)
+}
+
 // Maintenance.
 
 // Status describes the running daemon and its memory (mnemo/status).
@@ -161,6 +180,17 @@ func (c *Client) Doctor(ctx context.Context) (memory.DoctorResult, error) {
 // (mnemo/reindex); Status shows the progress.
 func (c *Client) Reindex(ctx context.Context) (memory.ReindexResult, error) {
 	return call[memory.ReindexResult](ctx, c.c, memory.MethodReindex, nil)
+}
+
+// Pause turns off capture, injection or both for a project
+// (mnemo/pause); the daemon keeps it in its settings file.
+func (c *Client) Pause(ctx context.Context, p memory.PauseParams) (memory.PauseResult, error) {
+	return call[memory.PauseResult](ctx, c.c, memory.MethodPause, p)
+}
+
+// Resume undoes Pause (mnemo/resume).
+func (c *Client) Resume(ctx context.Context, p memory.PauseParams) (memory.PauseResult, error) {
+	return call[memory.PauseResult](ctx, c.c, memory.MethodResume, p)
 }
 
 // Export has the daemon write the whole memory as JSON lines to p.Path, an

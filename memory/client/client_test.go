@@ -121,6 +121,36 @@ func TestEveryMethodReachesTheMemory(t *testing.T) {
 				t.Errorf("Reindex = %+v; want the saved observation at least", reindex)
 			}
 
+			corrected, err := cl.Correct(ctx, memory.CorrectParams{ID: saved.ID, Text: "Money rounds half-even, once per line."})
+			must(t, err)
+			if !corrected.Changed || corrected.Observation.Narrative != "Money rounds half-even, once per line." || len(corrected.Observation.Edits) != 1 {
+				t.Errorf("Correct = %+v; want the new text and one edit", corrected)
+			}
+			pinned, err := cl.Pin(ctx, memory.IDsParams{IDs: []uint64{saved.ID}})
+			must(t, err)
+			if !slices.Equal(pinned.Changed, []uint64{saved.ID}) {
+				t.Errorf("Pin = %+v; want #%d changed", pinned, saved.ID)
+			}
+			unpinned, err := cl.Unpin(ctx, memory.IDsParams{IDs: []uint64{saved.ID}})
+			must(t, err)
+			if !slices.Equal(unpinned.Changed, []uint64{saved.ID}) {
+				t.Errorf("Unpin = %+v; want #%d changed", unpinned, saved.ID)
+			}
+
+			paused, err := cl.Pause(ctx, memory.PauseParams{Cwd: project, What: memory.PauseInject})
+			must(t, err)
+			if paused.Project != "billing-api" || paused.Pause != (memory.Pause{Inject: true}) || len(paused.Paused) != 1 {
+				t.Errorf("Pause = %+v; want billing-api's injection paused", paused)
+			}
+			if st, err := cl.Status(ctx); err != nil || len(st.Paused) != 1 {
+				t.Errorf("Status = %+v, %v; want billing-api paused", st.Paused, err)
+			}
+			resumed, err := cl.Resume(ctx, memory.PauseParams{Project: "billing-api"})
+			must(t, err)
+			if resumed.Pause != (memory.Pause{}) || len(resumed.Paused) != 0 {
+				t.Errorf("Resume = %+v; want nothing paused", resumed)
+			}
+
 			file := filepath.Join(t.TempDir(), "export.jsonl")
 			exported, err := cl.Export(ctx, memory.ExportParams{Path: file})
 			must(t, err)
@@ -166,6 +196,15 @@ func TestAnsweredErrorsAreRPCErrors(t *testing.T) {
 		{"a relative export path is invalid params naming the field", func() (any, error) {
 			return cl.Export(ctx, memory.ExportParams{Path: "export.jsonl"})
 		}, rpc.CodeInvalidParams, "path"},
+		{"a correction of an id that does not exist is not found, naming it", func() (any, error) {
+			return cl.Correct(ctx, memory.CorrectParams{ID: 424242, Title: "x"})
+		}, rpc.CodeNotFound, "#424242"},
+		{"an empty correction is invalid params", func() (any, error) {
+			return cl.Correct(ctx, memory.CorrectParams{ID: 1})
+		}, rpc.CodeInvalidParams, "title"},
+		{"a pin of an id that does not exist is not found, naming it", func() (any, error) {
+			return cl.Pin(ctx, memory.IDsParams{IDs: []uint64{424242}})
+		}, rpc.CodeNotFound, "#424242"},
 		{"a timeline around an id that does not exist is not found", func() (any, error) {
 			return cl.Timeline(ctx, memory.TimelineParams{Anchor: json.RawMessage(`424242`)})
 		}, rpc.CodeNotFound, "424242"},
@@ -234,6 +273,20 @@ func TestEachMethodSendsItsNameAndParams(t *testing.T) {
 			return err
 		}},
 		{memory.MethodForget, ids, func(c *client.Client) error { _, err := c.Forget(ctx, ids); return err }},
+		{memory.MethodCorrect, memory.CorrectParams{ID: 7, Title: "t"}, func(c *client.Client) error {
+			_, err := c.Correct(ctx, memory.CorrectParams{ID: 7, Title: "t"})
+			return err
+		}},
+		{memory.MethodPin, ids, func(c *client.Client) error { _, err := c.Pin(ctx, ids); return err }},
+		{memory.MethodUnpin, ids, func(c *client.Client) error { _, err := c.Unpin(ctx, ids); return err }},
+		{memory.MethodPause, memory.PauseParams{Project: "p", What: memory.PauseCapture}, func(c *client.Client) error {
+			_, err := c.Pause(ctx, memory.PauseParams{Project: "p", What: memory.PauseCapture})
+			return err
+		}},
+		{memory.MethodResume, memory.PauseParams{Project: "p"}, func(c *client.Client) error {
+			_, err := c.Resume(ctx, memory.PauseParams{Project: "p"})
+			return err
+		}},
 		{memory.MethodStatus, nil, func(c *client.Client) error { _, err := c.Status(ctx); return err }},
 		{memory.MethodSessions, nil, func(c *client.Client) error { _, err := c.Sessions(ctx); return err }},
 		{memory.MethodDoctor, nil, func(c *client.Client) error { _, err := c.Doctor(ctx); return err }},
@@ -299,6 +352,11 @@ func memoryMux(mem *store.Memory, home string) *rpc.Mux {
 	handle(m, memory.MethodContext, mem.Context)
 	handle(m, memory.MethodSave, mem.Save)
 	handle(m, memory.MethodForget, mem.Forget)
+	handle(m, memory.MethodCorrect, mem.Correct)
+	handle(m, memory.MethodPin, mem.Pin)
+	handle(m, memory.MethodUnpin, mem.Unpin)
+	handle(m, memory.MethodPause, mem.Pause)
+	handle(m, memory.MethodResume, mem.Resume)
 	handle(m, memory.MethodStatus, func(ctx context.Context, _ struct{}) (memory.Status, error) {
 		st, err := mem.Status(ctx)
 		st.ProtocolVersion = rpc.ProtocolVersion

@@ -61,6 +61,19 @@ func TestWatchTellsEachChange(t *testing.T) {
 	if c := next(t, ch); c.Kind != memory.KindObservation || c.ID != saved.ID {
 		t.Errorf("save: %+v, want observation %d", c, saved.ID)
 	}
+	// A correction and a pin change a stored observation: told again.
+	if _, err := m.Correct(ctx, memory.CorrectParams{ID: saved.ID, Title: "Totals round once"}); err != nil {
+		t.Fatal(err)
+	}
+	if c := next(t, ch); c.Kind != memory.KindObservation || c.ID != saved.ID || c.Title != "Totals round once" {
+		t.Errorf("correct: %+v, want observation %d with its new title", c, saved.ID)
+	}
+	if _, err := m.Pin(ctx, memory.IDsParams{IDs: []uint64{saved.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	if c := next(t, ch); c.Kind != memory.KindObservation || c.ID != saved.ID {
+		t.Errorf("pin: %+v, want observation %d", c, saved.ID)
+	}
 	if _, err := m.Forget(ctx, memory.IDsParams{IDs: []uint64{obs.ID, saved.ID}}); err != nil {
 		t.Fatal(err)
 	}

@@ -114,8 +114,9 @@ func scoreContext(obs []memory.Observation, recent map[string]bool, under string
 }
 
 // buildContext makes the compact, size-budgeted index of a project's
-// memory: the last summary, then the most useful recent observations, one
-// line each, with the ids to fetch more. When csid is set the injection is
+// memory: its pinned observations (whatever their age, only the budget
+// leaves one out), the last summary, then the most useful recent
+// observations, one line each, with the ids to fetch more. When csid is set the injection is
 // recorded with the reason for each observation.
 func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source string) (memory.ContextResult, error) {
 	res := memory.ContextResult{Project: project, ObservationIDs: []uint64{}}
@@ -124,9 +125,24 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		head   strings.Builder
 		inj    = memory.Injection{ContentSessionID: csid, Project: project, Source: source}
 		recent = map[string]bool{}
+		pins   []memory.Observation
 	)
-	fmt.Fprintf(&head, "<%s project=%q>\n# Memory of %s\n", memory.ContextTag, project, project)
+	top := fmt.Sprintf("<%s project=%q>\n# Memory of %s\n", memory.ContextTag, project, project)
 	err := m.store.view(func(txn *badger.Txn) error {
+		ids, err := m.store.pinned(txn, project)
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			o, err := m.store.observation(txn, id)
+			if errors.Is(err, memory.ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			pins = append(pins, *o)
+		}
 		sum, err := m.lastSummary(txn, project)
 		if err != nil || sum == nil {
 			return err
@@ -153,9 +169,13 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	}
 	var pool []memory.Observation
 	seen := map[string]bool{}
+	isPinned := map[uint64]bool{}
+	for _, o := range pins {
+		isPinned[o.ID] = true
+	}
 	err = m.eachObservation(ctx, project, func(o *memory.Observation) error {
 		title := strings.TrimSpace(o.Title)
-		if title == "" || seen[title] {
+		if title == "" || seen[title] || isPinned[o.ID] {
 			return nil // the newest of the same title stands for all
 		}
 		seen[title] = true
@@ -171,7 +191,30 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	const listHead = "\n## Recent observations (id · time · type · title)\n"
 	const footer = "\nFetch details with the mnemo search, timeline and get tools (or `mnemo get <id>`).\n"
 	closing := "</" + memory.ContextTag + ">\n"
-	used := head.Len() + len(listHead) + len(footer) + len(closing)
+	used := len(top) + head.Len() + len(listHead) + len(footer) + len(closing)
+	// Pinned observations come first, whatever their age; only the budget
+	// leaves one out.
+	const pinHead = "\n## Pinned (id · time · type · title)\n"
+	slices.SortFunc(pins, func(a, b memory.Observation) int {
+		return cmp.Or(b.Time.Compare(a.Time), cmp.Compare(b.ID, a.ID))
+	})
+	var pinRows strings.Builder
+	if len(pins) > 0 {
+		used += len(pinHead)
+	}
+	for _, o := range pins {
+		row := contextRow(&o)
+		if used+len(row) > budget {
+			continue // a shorter row may still fit
+		}
+		used += len(row)
+		pinRows.WriteString(row)
+		res.ObservationIDs = append(res.ObservationIDs, o.ID)
+		inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Reason: "pinned"})
+	}
+	if pinRows.Len() == 0 && len(pins) > 0 {
+		used -= len(pinHead)
+	}
 	var picked []candidate
 	for _, c := range scoreContext(pool, recent, subdirOf(cwd)) {
 		row := contextRow(&c.o)
@@ -185,6 +228,11 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		return cmp.Or(b.o.Time.Compare(a.o.Time), cmp.Compare(b.o.ID, a.o.ID))
 	})
 	var b strings.Builder
+	b.WriteString(top)
+	if pinRows.Len() > 0 {
+		b.WriteString(pinHead)
+		b.WriteString(pinRows.String())
+	}
 	b.WriteString(head.String())
 	if len(picked) > 0 {
 		b.WriteString(listHead)
@@ -193,7 +241,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			res.ObservationIDs = append(res.ObservationIDs, c.o.ID)
 			inj.Items = append(inj.Items, memory.InjectionItem{ID: c.o.ID, Reason: strings.Join(c.reasons, "; ")})
 		}
-	} else if len(recent) == 0 && !strings.Contains(head.String(), "## Last session") {
+	} else if pinRows.Len() == 0 && len(recent) == 0 && !strings.Contains(head.String(), "## Last session") {
 		b.WriteString("\nNo memories for this project yet.\n")
 	}
 	b.WriteString(footer)

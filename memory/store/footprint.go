@@ -31,6 +31,7 @@ var keyFamilies = []struct {
 	{pObsFile, "index: observations by file"},
 	{pObsHash, "index: observations by content hash"},
 	{pObsSession, "index: observations by session"},
+	{pObsPinned, "index: pinned observations by project"},
 	{pSumProject, "index: summaries by project and time"},
 	{pEventKey, "idempotency keys"},
 	{pSession, "sessions"},

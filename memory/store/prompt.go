@@ -81,13 +81,9 @@ type promptHits struct {
 // wait for it.
 var errIndexLoading = errors.New("the search index is still loading")
 
-// searchPrompt starts the search for a prompt's recall and returns where
-// its hits will come. The caller must receive from the channel.
-func (m *Memory) searchPrompt(ctx context.Context, csid, cwd, text string) <-chan promptHits {
-	project := m.project("", cwd)
-	if s, err := m.Session(ctx, csid); err == nil && s.Project != "" {
-		project = s.Project
-	}
+// searchPrompt starts the search of a project for a prompt's recall and
+// returns where its hits will come. The caller must receive from the channel.
+func (m *Memory) searchPrompt(ctx context.Context, project, text string) <-chan promptHits {
 	out := make(chan promptHits, 1)
 	go func() {
 		select {
@@ -169,7 +165,7 @@ func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int
 				return err
 			}
 			title := strings.TrimSpace(o.Title)
-			if o.SessionID == sess.ID || o.ContentSessionID == sess.ContentSessionID || title == "" || titles[title] {
+			if sess.ID != 0 && o.SessionID == sess.ID || o.ContentSessionID == sess.ContentSessionID || title == "" || titles[title] {
 				continue
 			}
 			row := promptRow(o)
@@ -208,4 +204,30 @@ func promptRow(o *memory.Observation) string {
 		row += " · " + local.Clip(strings.Join(strings.Fields(strings.Join(files, ", ")), " "), 80)
 	}
 	return row + "\n"
+}
+
+// recallOnly answers the prompt of a session whose capture is paused:
+// nothing is stored, not the prompt, not its number, not the session; the
+// recall (when found is not nil) is given and audited against the session
+// as it stands: the one recorded before the pause, or none.
+func (m *Memory) recallOnly(ctx context.Context, csid, project string, existing *memory.Session, private bool, found <-chan promptHits) (memory.UserPromptResult, error) {
+	sess := &memory.Session{ContentSessionID: csid, Project: project}
+	if existing != nil {
+		sess = existing
+	}
+	res := memory.UserPromptResult{SessionID: sess.ID, PromptNumber: sess.PromptCounter, Private: private}
+	if found == nil {
+		return res, nil
+	}
+	search := <-found
+	if search.err != nil {
+		m.log.Debug("prompt recall: no search", "err", search.err)
+		return res, nil
+	}
+	var err error
+	res.Context, res.ObservationIDs, err = m.recallFor(ctx, sess, res.PromptNumber, &search)
+	if err != nil {
+		m.log.Warn("prompt recall", "err", err)
+	}
+	return res, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -108,16 +109,20 @@ func (s *database) observation(txn *badger.Txn, id uint64) (*memory.Observation,
 
 // putObservation stores a new observation and its indexes. It reports
 // false, storing nothing, when an observation with the same content hash
-// exists.
+// exists (or one that read so before a correction). A corrected
+// observation (one with Edits, from an import) is indexed under the hashes
+// of its earlier versions too.
 func (s *database) putObservation(txn *badger.Txn, o *memory.Observation) (bool, error) {
 	if o.Hash == "" {
 		o.Hash = o.ContentHash()
 	}
-	hk := key(pObsHash, []byte(o.Hash))
-	if _, err := getID(txn, hk); err == nil {
-		return false, nil
-	} else if !errors.Is(err, memory.ErrNotFound) {
-		return false, err
+	hashes := append([]string{o.Hash}, o.PastHashes()...)
+	for _, h := range hashes {
+		if _, err := getID(txn, key(pObsHash, []byte(h))); err == nil {
+			return false, nil
+		} else if !errors.Is(err, memory.ErrNotFound) {
+			return false, err
+		}
 	}
 	if o.ID == 0 {
 		id, err := s.next("obs")
@@ -130,9 +135,14 @@ func (s *database) putObservation(txn *badger.Txn, o *memory.Observation) (bool,
 		return false, err
 	}
 	sets := [][2][]byte{
-		{hk, be64(o.ID)},
 		{projectKey(pObsProject, o.Project, o.Time, o.ID), nil},
 		{key(pObsSession, be64(o.SessionID), be64(o.ID)), nil},
+	}
+	for _, h := range hashes {
+		sets = append(sets, [2][]byte{key(pObsHash, []byte(h)), be64(o.ID)})
+	}
+	if o.Pinned {
+		sets = append(sets, [2][]byte{pinKey(o.Project, o.ID), nil})
 	}
 	for _, f := range o.Files() {
 		sets = append(sets, [2][]byte{fileKey(f, o.ID), nil})
@@ -145,6 +155,65 @@ func (s *database) putObservation(txn *badger.Txn, o *memory.Observation) (bool,
 	return true, nil
 }
 
+// correctObservation stores o, a correction of its stored version old
+// (same id, project, time, session and files), indexed under its new
+// content hash and the hashes of its earlier versions (an old hash that
+// none of those reproduces, from a Mnemo that hashed otherwise, is
+// dropped: every hash key of an observation can be found from it, which
+// forget needs). It fails with ErrInvalid when o's new content is
+// another observation's.
+func (s *database) correctObservation(txn *badger.Txn, old, o *memory.Observation) error {
+	o.Hash = o.ContentHash()
+	hashes := append([]string{o.Hash}, o.PastHashes()...)
+	for _, h := range hashes {
+		owner, err := getID(txn, key(pObsHash, []byte(h)))
+		switch {
+		case errors.Is(err, memory.ErrNotFound):
+			if err := txn.Set(key(pObsHash, []byte(h)), be64(o.ID)); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		case owner != o.ID:
+			return &memory.FieldError{Field: "text", Reason: fmt.Sprintf("would make #%d read exactly as #%d; forget one of them instead", o.ID, owner)}
+		}
+	}
+	if !slices.Contains(hashes, old.Hash) {
+		if owner, err := getID(txn, key(pObsHash, []byte(old.Hash))); err == nil && owner == o.ID {
+			if err := txn.Delete(key(pObsHash, []byte(old.Hash))); err != nil {
+				return err
+			}
+		}
+	}
+	return setJSON(txn, idKey(pObs, o.ID), o)
+}
+
+// pinObservation stores o pinned or not, and its project's pin index.
+func (s *database) pinObservation(txn *badger.Txn, o *memory.Observation, pinned bool) error {
+	o.Pinned = pinned
+	var err error
+	if pinned {
+		err = txn.Set(pinKey(o.Project, o.ID), nil)
+	} else {
+		err = txn.Delete(pinKey(o.Project, o.ID))
+	}
+	if err != nil {
+		return err
+	}
+	return setJSON(txn, idKey(pObs, o.ID), o)
+}
+
+// pinned returns the ids of a project's pinned observations.
+func (s *database) pinned(txn *badger.Txn, project string) ([]uint64, error) {
+	var out []uint64
+	err := scan(txn, key(pObsPinned, []byte(project), []byte{0}), false, func(item *badger.Item) error {
+		k := item.Key()
+		out = append(out, binary.BigEndian.Uint64(k[len(k)-8:]))
+		return nil
+	})
+	return out, err
+}
+
 // deleteObservation removes an observation, its indexes and its vector.
 func (s *database) deleteObservation(txn *badger.Txn, o *memory.Observation) error {
 	dels := [][]byte{
@@ -153,6 +222,14 @@ func (s *database) deleteObservation(txn *badger.Txn, o *memory.Observation) err
 		projectKey(pObsProject, o.Project, o.Time, o.ID),
 		key(pObsSession, be64(o.SessionID), be64(o.ID)),
 		idKey(pVector, o.ID),
+	}
+	for _, h := range o.PastHashes() {
+		if owner, err := getID(txn, key(pObsHash, []byte(h))); err == nil && owner == o.ID {
+			dels = append(dels, key(pObsHash, []byte(h)))
+		}
+	}
+	if o.Pinned {
+		dels = append(dels, pinKey(o.Project, o.ID))
 	}
 	for _, f := range o.Files() {
 		dels = append(dels, fileKey(f, o.ID))

@@ -46,6 +46,12 @@ type Options struct {
 	// NoPromptRecall turns off UserPromptSubmit's recall: prompts are
 	// stored and numbered, and get no context.
 	NoPromptRecall bool
+	// Paused are the projects whose capture or injection is paused, by
+	// name: memory.PauseCapture, PauseInject or PauseAll.
+	Paused map[string]string
+	// SavePaused keeps the paused projects (the settings file) whenever
+	// Pause or Resume changes them; nil keeps them in memory only.
+	SavePaused func(map[string]string) error
 	// Version is reported by Status.
 	Version string
 	Logger  *slog.Logger
@@ -79,6 +85,9 @@ type Memory struct {
 	bgCtx  context.Context
 
 	watch watchers // Watch
+
+	paused  atomic.Pointer[pauses]
+	pauseMu sync.Mutex // serializes Pause and Resume
 
 	mu       sync.Mutex
 	idle     *sync.Cond
@@ -117,14 +126,18 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 			return nil, fmt.Errorf("open memory: %w", err)
 		}
 	}
+	m := &Memory{
+		agent: o.Agent, opts: o, log: o.Logger, now: o.Now,
+		wake: make(chan struct{}, 1), done: make(chan struct{}), runs: map[uint64]string{}, attempts: map[uint64]int{},
+	}
+	if err := m.setPauses(o.Paused); err != nil {
+		return nil, fmt.Errorf("open memory: %w", err)
+	}
 	st, err := openDatabase(o.Dir, databaseOptions{InMemory: o.InMemory, Durable: !o.NoSync, Logger: o.Logger})
 	if err != nil {
 		return nil, err
 	}
-	m := &Memory{
-		store: st, agent: o.Agent, opts: o, log: o.Logger, now: o.Now,
-		wake: make(chan struct{}, 1), done: make(chan struct{}), runs: map[uint64]string{}, attempts: map[uint64]int{},
-	}
+	m.store = st
 	m.idle = sync.NewCond(&m.mu)
 	m.index = vector.NewIndex(o.Embedder)
 	wctx, cancel := context.WithCancel(context.Background())
@@ -240,6 +253,25 @@ func (m *Memory) SessionStart(ctx context.Context, p memory.SessionStartParams) 
 		return memory.ContextResult{}, err
 	}
 	project := m.project(p.Project, p.Cwd)
+	if existing, err := m.Session(ctx, p.ContentSessionID); err == nil && existing.Project != "" {
+		project = existing.Project
+	}
+	pause := m.PausedFor(project)
+	if pause.Capture || p.NoCapture {
+		// Nothing is stored: no session is opened (one opened before the
+		// pause is left as it is); the context is still given, and
+		// audited, unless injection is paused too.
+		res := memory.ContextResult{Project: project, ObservationIDs: []uint64{}}
+		if existing, err := m.Session(ctx, p.ContentSessionID); err == nil {
+			res.SessionID = existing.ID
+		}
+		if pause.Inject || p.NoContext {
+			return res, nil
+		}
+		built, err := m.buildContext(ctx, project, p.Cwd, p.ContentSessionID, p.Source)
+		built.SessionID = res.SessionID
+		return built, err
+	}
 	var replay bool
 	var seen func(*badger.Txn, *memory.Session) error
 	if p.EventKey != "" {
@@ -263,7 +295,7 @@ func (m *Memory) SessionStart(ctx context.Context, p memory.SessionStartParams) 
 		m.publish(memory.Change{Kind: memory.KindSession, Time: m.now(), ID: sess.ID, ContentSessionID: sess.ContentSessionID,
 			Project: sess.Project, Host: sess.Platform, Status: sess.Status})
 	}
-	if replay || p.NoContext {
+	if replay || p.NoContext || pause.Inject {
 		return memory.ContextResult{SessionID: sess.ID, Project: sess.Project, ObservationIDs: []uint64{}}, nil
 	}
 	res, err := m.buildContext(ctx, sess.Project, p.Cwd, sess.ContentSessionID, p.Source)
@@ -284,17 +316,26 @@ func (m *Memory) UserPromptSubmit(ctx context.Context, p memory.UserPromptParams
 	now := m.at(p.At)
 	private := privacy.IsFullyPrivate(p.Prompt)
 	text := m.clean(p.Prompt, memory.MaxPromptBytes)
+	project := m.project("", p.Cwd)
+	existing, err := m.Session(ctx, p.ContentSessionID)
+	if err == nil && existing.Project != "" {
+		project = existing.Project
+	}
+	pause := m.PausedFor(project)
 	// The recall's search runs while the prompt is written: one waits for
 	// the embedder, the other for the disk.
 	var found <-chan promptHits
-	if !private && !m.opts.NoPromptRecall && !p.NoRecall && strings.TrimSpace(text) != "" {
-		found = m.searchPrompt(ctx, p.ContentSessionID, p.Cwd, text)
+	if !private && !m.opts.NoPromptRecall && !p.NoRecall && !pause.Inject && strings.TrimSpace(text) != "" {
+		found = m.searchPrompt(ctx, project, text)
+	}
+	if pause.Capture || p.NoCapture {
+		return m.recallOnly(ctx, p.ContentSessionID, project, existing, private, found)
 	}
 	var (
 		res    memory.UserPromptResult
 		replay bool
 	)
-	sess, err := m.store.ensureSession(ctx, p.ContentSessionID, m.project("", p.Cwd), p.Cwd, p.Platform, now, func(txn *badger.Txn, s *memory.Session) error {
+	sess, err := m.store.ensureSession(ctx, p.ContentSessionID, project, p.Cwd, p.Platform, now, func(txn *badger.Txn, s *memory.Session) error {
 		var err error
 		if replay, err = seenEvent(txn, p.EventKey, &res); err != nil || replay {
 			return err
@@ -368,7 +409,11 @@ func (m *Memory) Stop(ctx context.Context, p memory.StopParams) (memory.QueueRes
 		LastUserMessage:      m.clean(p.LastUserMessage, memory.MaxMessageBytes),
 		LastAssistantMessage: m.clean(p.LastAssistantMessage, memory.MaxMessageBytes),
 	}
-	return m.enqueue(ctx, p.ContentSessionID, "", p.EventKey, p.At, ev)
+	project := ""
+	if p.Cwd != "" {
+		project = m.project("", p.Cwd)
+	}
+	return m.enqueue(ctx, p.ContentSessionID, project, p.EventKey, p.At, ev)
 }
 
 func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, at time.Time, ev memory.Event) (memory.QueueResult, error) {
@@ -382,15 +427,22 @@ func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, at
 			return err
 		}
 		sess, err := m.store.sessionByContentID(txn, csid)
+		if project == "" {
+			project = m.project("", ev.Cwd)
+		}
+		if err == nil {
+			project = sess.Project
+		}
+		if why := m.capturePaused(project); why != "" {
+			res.Skipped = why // and nothing is written, not even the event key
+			return nil
+		}
 		if errors.Is(err, memory.ErrNotFound) {
 			// Events may arrive before any prompt (editors, lost hooks):
 			// the session is created here, never invented from another id.
 			id, err := m.store.next("session")
 			if err != nil {
 				return err
-			}
-			if project == "" {
-				project = m.project("", ev.Cwd)
 			}
 			sess = &memory.Session{ID: id, ContentSessionID: csid, Project: project, Cwd: ev.Cwd, Platform: ev.Platform, Status: memory.StatusInitialized, CreatedAt: now, UpdatedAt: now}
 			if err := txn.Set(key(pContentIdx, []byte(csid)), be64(id)); err != nil {
@@ -454,6 +506,12 @@ func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (mem
 		return m.store.putSession(txn, sess)
 	})
 	if errors.Is(err, memory.ErrNotFound) {
+		if p.Cwd != "" {
+			if why := m.capturePaused(m.project("", p.Cwd)); why != "" {
+				// The session was never recorded.
+				return memory.SessionEndResult{Skipped: why}, nil
+			}
+		}
 		return memory.SessionEndResult{}, fmt.Errorf("session end: no session %q: %w", p.ContentSessionID, memory.ErrNotFound)
 	}
 	if err != nil {
@@ -544,6 +602,9 @@ func (m *Memory) Status(ctx context.Context) (memory.Status, error) {
 		dir = "(in memory)"
 	}
 	st := memory.Status{Version: m.opts.Version, DataDir: dir, Counts: c, Agent: m.agent.Name(), PID: os.Getpid(), Embedder: m.index.EmbedderID(), Notice: m.opts.EmbedderNotice}
+	if ps := m.Paused(); len(ps) > 0 {
+		st.Paused = ps
+	}
 	select {
 	case <-m.loaded:
 	default:

@@ -35,7 +35,9 @@ const SchemaVersion = 2
 //	o/<oid>                             Observation
 //	i/op/<project>\x00<time><oid>       project+time index
 //	i/of/<path>\x00<oid>                file index
-//	i/oh/<hash>                         -> oid (de-duplication)
+//	i/oh/<hash>                         -> oid (de-duplication; also the
+//	                                    hashes of a corrected one's earlier versions)
+//	i/pn/<project>\x00<oid>             a project's pinned observations
 //	i/os/<sid><oid>                     a session's observations
 //	m/<mid>                             Summary
 //	i/mp/<project>\x00<time><mid>       project+time index of summaries
@@ -57,6 +59,7 @@ var (
 	pObsFile    = []byte("i/of/")
 	pObsHash    = []byte("i/oh/")
 	pObsSession = []byte("i/os/")
+	pObsPinned  = []byte("i/pn/")
 	pSummary    = []byte("m/")
 	pSumProject = []byte("i/mp/")
 	pQueue      = []byte("q/")
@@ -123,6 +126,11 @@ func timeID(t time.Time, id uint64) []byte {
 // projectKey is the project+time index key of one record.
 func projectKey(prefix []byte, project string, t time.Time, id uint64) []byte {
 	return key(prefix, []byte(project), []byte{0}, timeID(t, id))
+}
+
+// pinKey is the key of a pinned observation in its project's pin index.
+func pinKey(project string, id uint64) []byte {
+	return key(pObsPinned, []byte(project), []byte{0}, be64(id))
 }
 
 func fileKey(path string, id uint64) []byte {

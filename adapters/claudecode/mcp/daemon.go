@@ -29,8 +29,9 @@ var ErrDaemonUnreachable = errors.New("the Mnemo daemon is unreachable")
 // connection dropped (the daemon stopped, was restarted or upgraded). A
 // call whose connection breaks under it is retried once on a new
 // connection; that is safe for every tool's method: searches and reads
-// have no effect, a save of the same text is stored once, and forgetting
-// twice removes nothing more.
+// have no effect, a save of the same text is stored once, a correction
+// or a pin made again changes nothing more, and forgetting twice removes
+// nothing more.
 type DaemonClient struct {
 	connect func(context.Context) (*rpc.Client, error)
 	log     *slog.Logger

@@ -9,6 +9,8 @@
 //	timeline          the observations just before and after an id or a time
 //	get_observations  full records, batched
 //	save_memory       a note worth keeping, stored as an observation marked "saved"
+//	correct_memory    a new title or text for an observation; its history is kept on the record
+//	pin_memory        put observations first in every context of their project (unpin: true takes it off)
 //	forget            delete observations from every index; says what was removed
 //
 // Every tool is a thin client of the daemon's mnemo/* methods: it calls

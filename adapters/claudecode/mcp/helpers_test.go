@@ -40,6 +40,10 @@ func memoryMux(mem *store.Memory) *rpc.Mux {
 	handle(m, memory.MethodGetObservations, mem.Get)
 	handle(m, memory.MethodSave, mem.Save)
 	handle(m, memory.MethodForget, mem.Forget)
+	handle(m, memory.MethodCorrect, mem.Correct)
+	handle(m, memory.MethodPin, mem.Pin)
+	handle(m, memory.MethodUnpin, mem.Unpin)
+	handle(m, memory.MethodContext, mem.Context)
 	return m
 }
 

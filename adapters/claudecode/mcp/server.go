@@ -25,6 +25,8 @@ const (
 	ToolGetObservations = "get_observations"
 	ToolSaveMemory      = "save_memory"
 	ToolForget          = "forget"
+	ToolCorrectMemory   = "correct_memory"
+	ToolPinMemory       = "pin_memory"
 )
 
 // DefaultCallTimeout bounds one daemon call made by a tool.
@@ -53,7 +55,7 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Server is Mnemo's MCP server: the five memory tools over a Caller.
+// Server is Mnemo's MCP server: the memory tools over a Caller.
 type Server struct {
 	daemon *client.Client // each call bounded by opts.CallTimeout
 	opts   Options
@@ -105,7 +107,7 @@ func instructions(project string) string {
 	b.WriteString("1. search: a compact index, one line per observation (#id · time · type · title). Filter by project, types, files and time.\n")
 	b.WriteString("2. timeline(anchor=<id>): the observations just before and after an interesting one.\n")
 	b.WriteString("3. get_observations(ids=[...]): the full records of the few ids that matter, batched in one call.\n")
-	b.WriteString("Use save_memory for a decision, a gotcha or a fact worth keeping for later sessions, and forget to delete a memory that is wrong or sensitive.\n")
+	b.WriteString("Use save_memory for a decision, a gotcha or a fact worth keeping for later sessions; correct_memory to fix a memory that is wrong (its history is kept), pin_memory for one every session of the project must see, and forget to delete one that is sensitive or useless.\n")
 	if project != "" {
 		fmt.Fprintf(&b, "\nThe current project is %q.\n", project)
 	}

@@ -42,7 +42,7 @@ func TestTools(t *testing.T) {
 			}
 		}
 	})
-	want := []string{mcp.ToolForget, mcp.ToolGetObservations, mcp.ToolSaveMemory, mcp.ToolSearch, mcp.ToolTimeline}
+	want := []string{mcp.ToolCorrectMemory, mcp.ToolForget, mcp.ToolGetObservations, mcp.ToolPinMemory, mcp.ToolSaveMemory, mcp.ToolSearch, mcp.ToolTimeline}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
@@ -56,6 +56,8 @@ func TestTools(t *testing.T) {
 		{mcp.ToolGetObservations, []string{"ids"}, []string{"search", "timeline"}},
 		{mcp.ToolSaveMemory, []string{"text"}, []string{"search"}},
 		{mcp.ToolForget, []string{"ids"}, []string{"search", "get_observations"}},
+		{mcp.ToolCorrectMemory, []string{"id"}, []string{"search", "get_observations", "forget"}},
+		{mcp.ToolPinMemory, []string{"ids"}, []string{"search", "unpin"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tool := byName[tc.name]
@@ -95,7 +97,7 @@ func TestTools(t *testing.T) {
 		})
 	}
 	instr := cs.InitializeResult().Instructions
-	for _, w := range []string{"search", "timeline", "get_observations", "save_memory", "forget", `"billing-api"`} {
+	for _, w := range []string{"search", "timeline", "get_observations", "save_memory", "correct_memory", "pin_memory", "forget", `"billing-api"`} {
 		if !strings.Contains(instr, w) {
 			t.Errorf("instructions do not mention %s:\n%s", w, instr)
 		}
@@ -296,6 +298,52 @@ func TestWorkflow(t *testing.T) {
 		}
 	})
 
+	t.Run("correct_memory", func(t *testing.T) {
+		txt, res := mustOK(t, cs, mcp.ToolCorrectMemory, map[string]any{"id": round.ID, "text": "Invoices round half-up, per the auditor; the PDF totals depend on it."})
+		var out mcp.CorrectOutput
+		remarshal(t, res.StructuredContent, &out)
+		if out.ID != round.ID || !out.Changed || out.Edits != 1 || out.Title != "Round invoices half-even" {
+			t.Errorf("correct = %+v", out)
+		}
+		if w := fmt.Sprintf("Corrected #%d (decision, project billing-api): Round invoices half-even", round.ID); !strings.Contains(txt, w) {
+			t.Errorf("text lacks %q:\n%s", w, txt)
+		}
+		if txt, _ := mustOK(t, cs, mcp.ToolSearch, map[string]any{"query": "auditor"}); !slices.Contains(rowIDs(t, txt), round.ID) {
+			t.Errorf("search does not find the corrected text:\n%s", txt)
+		}
+		txt, _ = mustOK(t, cs, mcp.ToolGetObservations, map[string]any{"ids": []uint64{round.ID}})
+		for _, w := range []string{"Invoices round half-up, per the auditor", "Corrected 1 time(s); what it said before, newest first:", "  Invoices round half-even; the PDF totals depend on it."} {
+			if !strings.Contains(txt, w) {
+				t.Errorf("get text lacks %q:\n%s", w, txt)
+			}
+		}
+		txt, res = mustOK(t, cs, mcp.ToolCorrectMemory, map[string]any{"id": round.ID, "title": "Round invoices half-even"})
+		remarshal(t, res.StructuredContent, &out)
+		if out.Changed || !strings.Contains(txt, "already says that") {
+			t.Errorf("a correction that changes nothing = %+v: %s", out, txt)
+		}
+	})
+
+	t.Run("pin_memory", func(t *testing.T) {
+		txt, res := mustOK(t, cs, mcp.ToolPinMemory, map[string]any{"ids": []uint64{round.ID}})
+		var out mcp.PinOutput
+		remarshal(t, res.StructuredContent, &out)
+		if !out.Pinned || !slices.Equal(out.Changed, []uint64{round.ID}) {
+			t.Errorf("pin = %+v", out)
+		}
+		if w := fmt.Sprintf("Pinned #%d: it opens the context of every new session in project billing-api.", round.ID); !strings.Contains(txt, w) {
+			t.Errorf("text lacks %q:\n%s", w, txt)
+		}
+		if txt, _ := mustOK(t, cs, mcp.ToolGetObservations, map[string]any{"ids": []uint64{round.ID}}); !strings.Contains(txt, "· pinned") {
+			t.Errorf("get does not say it is pinned:\n%s", txt)
+		}
+		txt, res = mustOK(t, cs, mcp.ToolPinMemory, map[string]any{"ids": []uint64{round.ID}, "unpin": true})
+		remarshal(t, res.StructuredContent, &out)
+		if out.Pinned || !slices.Equal(out.Changed, []uint64{round.ID}) || !strings.Contains(txt, "Unpinned #") {
+			t.Errorf("unpin = %+v: %s", out, txt)
+		}
+	})
+
 	t.Run("forget", func(t *testing.T) {
 		txt, res := mustOK(t, cs, mcp.ToolForget, map[string]any{"ids": []uint64{fonts.ID, 424242}})
 		var out memory.ForgetResult
@@ -370,6 +418,14 @@ func TestBadArguments(t *testing.T) {
 		{mcp.ToolSaveMemory, map[string]any{"text": "x", "files": "a.go"}, `argument "files": got a string "a.go", want an array of non-empty strings`},
 		{mcp.ToolForget, map[string]any{"ids": "all"}, `argument "ids": got a string "all"`},
 		{mcp.ToolForget, map[string]any{"ids": []any{424242}}, `forget: nothing removed: no observation #424242 exists`},
+		{mcp.ToolCorrectMemory, map[string]any{"title": "x"}, `missing required argument "id"`},
+		{mcp.ToolCorrectMemory, map[string]any{"id": 1}, `give title, text or both; an empty correction changes nothing`},
+		{mcp.ToolCorrectMemory, map[string]any{"id": 1, "title": " ", "text": ""}, `an empty correction changes nothing`},
+		{mcp.ToolCorrectMemory, map[string]any{"id": 424242, "title": "x"}, `correct_memory: no observation #424242 exists (forgotten, or never recorded); nothing changed`},
+		{mcp.ToolCorrectMemory, map[string]any{"id": 1, "text": "<private>only this</private>"}, `text is empty once private parts are removed`},
+		{mcp.ToolPinMemory, map[string]any{"ids": []any{1, 424242}}, `pin_memory: no observation #424242 exists (forgotten, or never recorded); nothing was pinned`},
+		{mcp.ToolPinMemory, map[string]any{"ids": []any{}}, `argument "ids": got 0 items, want at least 1`},
+		{mcp.ToolPinMemory, map[string]any{"ids": []any{1}, "unpin": "yes"}, `argument "unpin": got a string "yes", want a boolean`},
 	} {
 		b, _ := json.Marshal(tc.args)
 		t.Run(tc.tool+" "+string(b[:min(len(b), 40)]), func(t *testing.T) {
@@ -444,6 +500,8 @@ func TestDaemonUnreachable(t *testing.T) {
 		{mcp.ToolGetObservations, map[string]any{"ids": []int{1}}},
 		{mcp.ToolSaveMemory, map[string]any{"text": "x"}},
 		{mcp.ToolForget, map[string]any{"ids": []int{1}}},
+		{mcp.ToolCorrectMemory, map[string]any{"id": 1, "title": "x"}},
+		{mcp.ToolPinMemory, map[string]any{"ids": []int{1}}},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
 			before := dials

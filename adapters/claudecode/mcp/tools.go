@@ -23,6 +23,7 @@ const (
 	MaxTimelineSide = 50  // observations before or after an anchor
 	MaxGetIDs       = 50  // full records in one get_observations
 	MaxForgetIDs    = 100 // ids in one forget
+	MaxPinIDs       = 100 // ids in one pin_memory
 	DefaultSide     = 5   // timeline before/after when not given
 )
 
@@ -63,6 +64,37 @@ type SaveInput struct {
 // ForgetInput is the input of the forget tool.
 type ForgetInput struct {
 	IDs []uint64 `json:"ids" jsonschema:"The observation ids to delete for good, e.g. [12]."`
+}
+
+// CorrectInput is the input of the correct_memory tool.
+type CorrectInput struct {
+	ID    uint64 `json:"id" jsonschema:"The id of the observation to correct, from search or get_observations, e.g. 12."`
+	Title string `json:"title,omitempty" jsonschema:"The new title. Leave out to keep the title."`
+	Text  string `json:"text,omitempty" jsonschema:"The new text, self-contained, as a later session should read it: it replaces the narrative, subtitle and facts. Leave out to keep them. <private>…</private> parts are not stored; secrets are redacted."`
+}
+
+// CorrectOutput is the structured result of correct_memory: the
+// observation as it now reads, and how many times it was corrected.
+type CorrectOutput struct {
+	ID      uint64 `json:"id"`
+	Project string `json:"project"`
+	Type    string `json:"type"`
+	Title   string `json:"title"`
+	Changed bool   `json:"changed"`
+	Edits   int    `json:"edits"`
+}
+
+// PinInput is the input of the pin_memory tool.
+type PinInput struct {
+	IDs   []uint64 `json:"ids" jsonschema:"The observation ids to pin (or unpin), e.g. [12]."`
+	Unpin bool     `json:"unpin,omitempty" jsonschema:"true takes the pin off instead: the observations compete for the context by their worth and age again."`
+}
+
+// PinOutput is the structured result of pin_memory.
+type PinOutput struct {
+	Pinned    bool     `json:"pinned"`
+	Changed   []uint64 `json:"changed"`
+	Unchanged []uint64 `json:"unchanged"`
 }
 
 // A Row is one observation in a timeline's compact index.
@@ -173,6 +205,32 @@ func (s *Server) addTools() {
 			p["ids"].Items.Minimum = new(1.0)
 		}),
 	}, s.forget)
+
+	addTool(s, &sdk.Tool{
+		Name:  ToolCorrectMemory,
+		Title: "Correct a memory",
+		Description: "Correct an observation that is wrong or outdated, by id: give a new title, a new text, or both. " +
+			"What it said before is kept on the record as its history (get_observations shows it), and search " +
+			"finds it by its new words only. Prefer it to forget when the memory is worth keeping once right. " +
+			"Check the id with search or get_observations first.",
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
+		InputSchema: inputSchema[CorrectInput](func(p map[string]*jsonschema.Schema) {
+			p["id"].Minimum = new(1.0)
+		}),
+	}, s.correct)
+
+	addTool(s, &sdk.Tool{
+		Name:  ToolPinMemory,
+		Title: "Pin memories",
+		Description: "Pin observations by id: they open the context of every new session in their project, first, " +
+			"however old they are (a rule of the codebase, a warning every session must see). unpin=true takes " +
+			"the pin off. Pin few: the context has a size budget. Find the ids with search.",
+		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
+		InputSchema: inputSchema[PinInput](func(p map[string]*jsonschema.Schema) {
+			p["ids"].MinItems, p["ids"].MaxItems = &one, new(MaxPinIDs)
+			p["ids"].Items.Minimum = new(1.0)
+		}),
+	}, s.pin)
 }
 
 // SearchOutput is the structured result of search: the compact index.
@@ -482,6 +540,71 @@ func (s *Server) forget(ctx context.Context, in ForgetInput) (string, memory.For
 	return b.String(), res, nil
 }
 
+func (s *Server) correct(ctx context.Context, in CorrectInput) (string, CorrectOutput, error) {
+	if strings.TrimSpace(in.Title) == "" && strings.TrimSpace(in.Text) == "" {
+		return "", CorrectOutput{}, fmt.Errorf("%w: give title, text or both; an empty correction changes nothing", ErrArguments)
+	}
+	res, err := s.daemon.Correct(ctx, memory.CorrectParams{ID: in.ID, Title: in.Title, Text: in.Text})
+	if re, ok := errors.AsType[*rpc.Error](err); ok && re.Code == rpc.CodeNotFound {
+		return "", CorrectOutput{}, failf("correct_memory: no observation #%d exists (forgotten, or never recorded); nothing changed. Use search to find existing ids.", in.ID)
+	}
+	if err != nil {
+		return "", CorrectOutput{}, err
+	}
+	o := res.Observation
+	out := CorrectOutput{ID: o.ID, Project: o.Project, Type: o.Type, Title: o.Title, Changed: res.Changed, Edits: len(o.Edits)}
+	if !res.Changed {
+		return fmt.Sprintf("#%d already says that; nothing changed.\n", o.ID), out, nil
+	}
+	text := fmt.Sprintf("Corrected #%d (%s, project %s): %s\nWhat it said before is kept as its history (%d correction(s); get_observations(ids=[%d]) shows them); search finds it by its new words from now on.\n",
+		o.ID, orDash(o.Type), orDash(o.Project), orDash(o.Title), len(o.Edits), o.ID)
+	return text, out, nil
+}
+
+func (s *Server) pin(ctx context.Context, in PinInput) (string, PinOutput, error) {
+	// Unknown ids are named, and nothing is pinned: the daemon refuses
+	// the whole call; asking first says which.
+	got, err := s.daemon.GetObservations(ctx, memory.IDsParams{IDs: in.IDs})
+	if err != nil {
+		return "", PinOutput{}, err
+	}
+	verb := "pin"
+	call := s.daemon.Pin
+	if in.Unpin {
+		verb, call = "unpin", s.daemon.Unpin
+	}
+	if len(got.Missing) > 0 {
+		return "", PinOutput{}, failf("pin_memory: no observation %s exists (forgotten, or never recorded); nothing was %sned. Use search to find existing ids.", hashList(got.Missing), verb)
+	}
+	res, err := call(ctx, memory.IDsParams{IDs: in.IDs})
+	if err != nil {
+		return "", PinOutput{}, err
+	}
+	out := PinOutput{Pinned: !in.Unpin, Changed: res.Changed, Unchanged: res.Unchanged}
+	if out.Changed == nil {
+		out.Changed = []uint64{}
+	}
+	if out.Unchanged == nil {
+		out.Unchanged = []uint64{}
+	}
+	projects := map[uint64]string{}
+	for _, o := range got.Observations {
+		projects[o.ID] = o.Project
+	}
+	var b strings.Builder
+	for _, id := range out.Changed {
+		if in.Unpin {
+			fmt.Fprintf(&b, "Unpinned #%d: it competes for the context of project %s by its worth and age again.\n", id, orDash(projects[id]))
+		} else {
+			fmt.Fprintf(&b, "Pinned #%d: it opens the context of every new session in project %s.\n", id, orDash(projects[id]))
+		}
+	}
+	if len(out.Unchanged) > 0 {
+		fmt.Fprintf(&b, "Already %sned: %s.\n", verb, hashList(out.Unchanged))
+	}
+	return b.String(), out, nil
+}
+
 // FormatObservation renders a full observation as readable markdown.
 func FormatObservation(o *memory.Observation) string {
 	var b strings.Builder
@@ -492,6 +615,9 @@ func FormatObservation(o *memory.Observation) string {
 	}
 	if o.Source == memory.SourceSaved {
 		b.WriteString(" · saved by the agent")
+	}
+	if o.Pinned {
+		b.WriteString(" · pinned")
 	}
 	b.WriteString("\n")
 	if o.Subtitle != "" {
@@ -523,6 +649,18 @@ func FormatObservation(o *memory.Observation) string {
 			fmt.Fprintf(&b, "  %s", l)
 		}
 		b.WriteString("\n")
+	}
+	if len(o.Edits) > 0 {
+		fmt.Fprintf(&b, "\nCorrected %d time(s); what it said before, newest first:\n", len(o.Edits))
+		for i := len(o.Edits) - 1; i >= 0; i-- {
+			e := o.Edits[i]
+			fmt.Fprintf(&b, "- until %s: %s\n", fmtTime(e.Time), orDash(e.Title))
+			for _, text := range append([]string{e.Subtitle, e.Narrative}, e.Facts...) {
+				for l := range strings.Lines(strings.TrimRight(text, "\n")) {
+					fmt.Fprintf(&b, "  %s", strings.TrimRight(l, "\n")+"\n")
+				}
+			}
+		}
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 // A client that no one here wrote, the MCP TypeScript SDK from npm, drives
 // `mnemo mcp` over real stdio: it lists every tool, calls each one
-// (save_memory → search → timeline → get_observations → forget), checks
+// (save_memory → search → timeline → get_observations → correct_memory →
+// pin_memory → forget), checks
 // that the daemon's restart under a live session is survived, and sends
 // bad arguments, each answered by a clear tool error while the server keeps
 // serving. The SDK's client also checks every structured result against the
@@ -51,7 +52,7 @@ test('the MCP TypeScript SDK drives mnemo mcp', { skip: !bin && 'MNEMO_BIN is no
 
     await t.test('lists every tool with its schemas', async () => {
       const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((x) => x.name).sort(), ['forget', 'get_observations', 'save_memory', 'search', 'timeline']);
+      assert.deepEqual(tools.map((x) => x.name).sort(), ['correct_memory', 'forget', 'get_observations', 'pin_memory', 'save_memory', 'search', 'timeline']);
       for (const tool of tools) {
         assert.equal(tool.inputSchema.type, 'object', `${tool.name} input schema`);
         assert.ok(Object.keys(tool.inputSchema.properties ?? {}).length > 0, `${tool.name} has no arguments`);
@@ -63,6 +64,9 @@ test('the MCP TypeScript SDK drives mnemo mcp', { skip: !bin && 'MNEMO_BIN is no
       assert.deepEqual(byName.forget.inputSchema.required, ['ids']);
       assert.deepEqual(byName.save_memory.inputSchema.required, ['text']);
       assert.deepEqual(byName.timeline.inputSchema.required, ['anchor']);
+      assert.deepEqual(byName.correct_memory.inputSchema.required, ['id']);
+      assert.deepEqual(byName.pin_memory.inputSchema.required, ['ids']);
+      assert.equal(byName.pin_memory.inputSchema.properties.unpin.type, 'boolean');
       assert.equal(byName.search.inputSchema.required, undefined);
       assert.equal(byName.search.annotations.readOnlyHint, true);
       assert.equal(byName.forget.annotations.destructiveHint, true);
@@ -124,6 +128,28 @@ test('the MCP TypeScript SDK drives mnemo mcp', { skip: !bin && 'MNEMO_BIN is no
       assert.equal(res.structuredContent.hits[0].id, id);
     });
 
+    await t.test('correct_memory keeps the history and search finds the new words', async () => {
+      const res = await client.callTool({ name: 'correct_memory', arguments: { id, text: `Invoices round half-even after currency conversion (${word}, per the auditor).` } });
+      assert.ok(!res.isError, textOf(res));
+      assert.deepEqual(res.structuredContent, { id, project: 'billing-api', type: 'decision', title: 'Invoices round half-even before currency conversion (' + word + ').', changed: true, edits: 1 });
+      assert.match(textOf(res), new RegExp(`^Corrected #${id} \\(decision, project billing-api\\)`));
+      const found = await client.callTool({ name: 'search', arguments: { query: 'auditor' } });
+      assert.equal(found.structuredContent.hits[0].id, id);
+      const got = await client.callTool({ name: 'get_observations', arguments: { ids: [id] } });
+      assert.equal(got.structuredContent.observations[0].edits.length, 1);
+      assert.match(got.structuredContent.observations[0].edits[0].narrative, /The other order drifts by a cent\./);
+      assert.match(textOf(got), /Corrected 1 time\(s\)/);
+    });
+
+    await t.test('pin_memory pins and unpins', async () => {
+      let res = await client.callTool({ name: 'pin_memory', arguments: { ids: [id] } });
+      assert.ok(!res.isError, textOf(res));
+      assert.deepEqual(res.structuredContent, { pinned: true, changed: [id], unchanged: [] });
+      assert.match(mnemo('context', '--project', 'billing-api'), new RegExp(`## Pinned \\(id · time · type · title\\)\\n- #${id} · `));
+      res = await client.callTool({ name: 'pin_memory', arguments: { ids: [id], unpin: true } });
+      assert.deepEqual(res.structuredContent, { pinned: false, changed: [id], unchanged: [] });
+    });
+
     await t.test('forget removes it and says what it removed', async () => {
       const res = await client.callTool({ name: 'forget', arguments: { ids: [id, 999999] } });
       assert.ok(!res.isError, textOf(res));
@@ -155,6 +181,9 @@ test('the MCP TypeScript SDK drives mnemo mcp', { skip: !bin && 'MNEMO_BIN is no
         ['save_memory', { text: ['a', 'b'] }, /argument "text": got an array/],
         ['forget', { ids: 'everything' }, /^forget: invalid arguments: argument "ids": got a string "everything"/],
         ['forget', { ids: [id] }, /^forget: nothing removed: no observation #\d+ exists/],
+        ['correct_memory', { id: 999999, title: 'x' }, /^correct_memory: no observation #999999 exists/],
+        ['correct_memory', { id: 1 }, /an empty correction changes nothing/],
+        ['pin_memory', { ids: [999999] }, /^pin_memory: no observation #999999 exists/],
       ];
       for (const [name, args, re] of cases) {
         const res = await client.callTool({ name, arguments: args });
