@@ -23,6 +23,9 @@ import (
 //	                                    a search, or with no q the newest records (until pages)
 //	GET    /api/records/{id}            one observation, whole
 //	DELETE /api/records/{id}            forget it
+//	POST   /api/records/{id}/correct    {"title", "text"}: correct it (its earlier text is kept)
+//	PUT    /api/records/{id}/pin        pin it into every context of its project
+//	DELETE /api/records/{id}/pin        unpin it
 //	GET    /api/records/{id}/timeline   the observations around it
 //	GET    /api/sessions?project=&host=&offset=&limit=
 //	                                    sessions, newest first, with the projects and hosts known
@@ -35,6 +38,9 @@ func (s *Server) api(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/records", s.records)
 	mux.HandleFunc("GET /api/records/{id}", s.record)
 	mux.HandleFunc("DELETE /api/records/{id}", s.forget)
+	mux.HandleFunc("POST /api/records/{id}/correct", s.correct)
+	mux.HandleFunc("PUT /api/records/{id}/pin", s.pin)
+	mux.HandleFunc("DELETE /api/records/{id}/pin", s.pin)
 	mux.HandleFunc("GET /api/records/{id}/timeline", s.timeline)
 	mux.HandleFunc("GET /api/sessions", s.sessions)
 	mux.HandleFunc("GET /api/sessions/{id}", s.session)
@@ -196,6 +202,43 @@ func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
 	res, err := s.o.Memory.Forget(r.Context(), memory.IDsParams{IDs: []uint64{id}})
 	if err == nil && len(res.Deleted) == 0 {
 		err = memory.ErrNotFound
+	}
+	s.reply(w, r, res, err)
+}
+
+// MaxBody bounds a request's body.
+const MaxBody = 64 << 10
+
+func (s *Server) correct(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	var body struct {
+		Title string `json:"title"`
+		Text  string `json:"text"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, MaxBody)).Decode(&body); err != nil {
+		s.reply(w, r, nil, &badRequest{"the body must be a JSON object {\"title\", \"text\"}: " + err.Error()})
+		return
+	}
+	res, err := s.o.Memory.Correct(r.Context(), memory.CorrectParams{ID: id, Title: body.Title, Text: body.Text})
+	s.reply(w, r, res, err)
+}
+
+func (s *Server) pin(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	p := memory.IDsParams{IDs: []uint64{id}}
+	var res memory.PinResult
+	if r.Method == http.MethodPut {
+		res, err = s.o.Memory.Pin(r.Context(), p)
+	} else {
+		res, err = s.o.Memory.Unpin(r.Context(), p)
 	}
 	s.reply(w, r, res, err)
 }

@@ -1,8 +1,9 @@
 // Package viewer is Mnemo's memory viewer: a small web application the
 // daemon serves on 127.0.0.1, for a person to see what Mnemo remembers as
 // it is made, search it, read a record whole with its evidence, preview
-// the context the next session will be given and why, and forget what is
-// wrong.
+// the context the next session will be given and why, correct a record
+// (its earlier text kept), pin it into every context of its project, and
+// forget what is wrong.
 //
 // Every read and every change goes through the memory API (Memory: the
 // methods memory/client calls), as the command line's and MCP's do; the
@@ -46,6 +47,9 @@ type Memory interface {
 	Context(ctx context.Context, p memory.ContextParams) (memory.ContextResult, error)
 	Injections(ctx context.Context, p memory.InjectionsParams) (memory.InjectionsResult, error)
 	Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetResult, error)
+	Correct(ctx context.Context, p memory.CorrectParams) (memory.CorrectResult, error)
+	Pin(ctx context.Context, p memory.IDsParams) (memory.PinResult, error)
+	Unpin(ctx context.Context, p memory.IDsParams) (memory.PinResult, error)
 	Status(ctx context.Context) (memory.Status, error)
 	Sessions(ctx context.Context) (memory.SessionsResult, error)
 	Session(ctx context.Context, p memory.SessionParams) (memory.SessionResult, error)

@@ -41,6 +41,15 @@ func (s storeMemory) Injections(ctx context.Context, p memory.InjectionsParams) 
 func (s storeMemory) Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetResult, error) {
 	return s.m.Forget(ctx, p)
 }
+func (s storeMemory) Correct(ctx context.Context, p memory.CorrectParams) (memory.CorrectResult, error) {
+	return s.m.Correct(ctx, p)
+}
+func (s storeMemory) Pin(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return s.m.Pin(ctx, p)
+}
+func (s storeMemory) Unpin(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return s.m.Unpin(ctx, p)
+}
 func (s storeMemory) Status(ctx context.Context) (memory.Status, error) { return s.m.Status(ctx) }
 func (s storeMemory) Sessions(ctx context.Context) (memory.SessionsResult, error) {
 	ss, err := s.m.Sessions(ctx)
@@ -365,5 +374,64 @@ func TestViewerStream(t *testing.T) {
 	t.Logf("the observation came %v after the prompt was sent", time.Since(began))
 	if c := wait(memory.KindSummary); c.ContentSessionID != "cc-live" {
 		t.Errorf("summary: %+v", c)
+	}
+}
+
+// A record corrected from the viewer keeps what it said before; a pinned
+// one is in every context of its project; a bad correction is a 400.
+func TestViewerCorrectAndPin(t *testing.T) {
+	w := newWorld(t)
+	w.login(t)
+	remember(t, w.m, "cc-1")
+	var newest memory.SearchResult
+	w.getJSON(t, "/api/records?limit=1", &newest)
+	id := newest.Hits[0].ID
+	send := func(method, path, body string, header map[string]string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(method, w.base+path, strings.NewReader(body))
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		res, err := w.client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	page := map[string]string{"X-Mnemo": "1", "Content-Type": "application/json"}
+
+	if code, body := send("POST", fmt.Sprintf("/api/records/%d/correct", id), `{"title":"Totals round once, at the end"}`, nil); code != 403 {
+		t.Errorf("a correction without the page's header: %d %s", code, body)
+	}
+	code, body := send("POST", fmt.Sprintf("/api/records/%d/correct", id), `{"title":"Totals round once, at the end"}`, page)
+	if code != 200 || !strings.Contains(body, `"changed":true`) {
+		t.Fatalf("correct: %d %s", code, body)
+	}
+	var o memory.Observation
+	w.getJSON(t, fmt.Sprintf("/api/records/%d", id), &o)
+	if o.Title != "Totals round once, at the end" || len(o.Edits) != 1 || o.Edits[0].Title != newest.Hits[0].Title {
+		t.Errorf("corrected: %q, edits %+v", o.Title, o.Edits)
+	}
+	for _, bad := range []string{`{}`, `not json`, `{"title":"   "}`} {
+		if code, body := send("POST", fmt.Sprintf("/api/records/%d/correct", id), bad, page); code != 400 {
+			t.Errorf("correct with %s: %d %s", bad, code, body)
+		}
+	}
+	if code, _ := send("POST", "/api/records/999999/correct", `{"title":"x"}`, page); code != 404 {
+		t.Errorf("correct a missing record: %d", code)
+	}
+
+	if code, body := send("PUT", fmt.Sprintf("/api/records/%d/pin", id), "", page); code != 200 || !strings.Contains(body, fmt.Sprintf(`"changed":[%d]`, id)) {
+		t.Fatalf("pin: %d %s", code, body)
+	}
+	var ctx memory.ContextResult
+	w.getJSON(t, "/api/context?project=shop", &ctx)
+	if len(ctx.Items) == 0 || ctx.Items[0].ID != id || !strings.Contains(ctx.Items[0].Reason, "pinned") {
+		t.Errorf("the pinned record in the context: %+v", ctx.Items)
+	}
+	if code, body := send("DELETE", fmt.Sprintf("/api/records/%d/pin", id), "", page); code != 200 || !strings.Contains(body, fmt.Sprintf(`"changed":[%d]`, id)) {
+		t.Errorf("unpin: %d %s", code, body)
 	}
 }

@@ -166,6 +166,26 @@ try {
     await page.waitForFunction(() => document.querySelectorAll('#list .row[data-id]').length >= 4, { timeout: 10_000 });
   });
 
+  await check('a record is corrected and pinned from the page', async () => {
+    const id = Number(await page.$eval('#list .row[data-id]', (e) => e.dataset.id));
+    await page.click(`#list .row[data-id="${id}"]`);
+    await page.waitForFunction((id) => document.querySelector('#detail .meta')?.textContent.includes(`#${id}`), { timeout: 10_000 }, id);
+    await page.keyboard.press('e');
+    await page.waitForSelector('#detail form.correct input.edit-title', { timeout: 10_000 });
+    await page.$eval('#detail form.correct input.edit-title', (e) => { e.value = ''; });
+    await page.type('#detail form.correct input.edit-title', 'pytest passes once mul multiplies');
+    await page.click('#detail form.correct button');
+    await page.waitForFunction(() => document.querySelector('#detail h2')?.textContent === 'pytest passes once mul multiplies', { timeout: 10_000 });
+    await page.waitForFunction((id) => document.querySelector(`#list .row[data-id="${id}"] .title`)?.textContent === 'pytest passes once mul multiplies', { timeout: 10_000 }, id);
+    const got = JSON.parse(mnemo('get', '--json', String(id))).observations[0];
+    assert(got.title === 'pytest passes once mul multiplies' && (got.edits ?? []).length === 1, `mnemo get: ${JSON.stringify(got).slice(0, 300)}`);
+    await page.keyboard.press('p');
+    await page.waitForFunction(() => document.querySelector('#detail .meta')?.textContent.includes('pinned'), { timeout: 10_000 });
+    const ctx = JSON.parse(mnemo('context', '--json'));
+    assert((ctx.observationIds ?? [])[0] === id, `the pinned record is not first in the context: ${JSON.stringify(ctx.observationIds)}`);
+    await shot(page, 'viewer-corrected.png');
+  });
+
   let liveID = 0;
   await check('an event sent through the hook shows up live, within a second', async () => {
     const before = await page.$$eval('#list .row[data-id]', (els) => els.map((e) => e.dataset.id));

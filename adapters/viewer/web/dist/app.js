@@ -40,8 +40,11 @@ class APIError extends Error {
 }
 // api calls the viewer's API; a change carries the header only the page
 // can send.
-async function api(path, method = "GET") {
-    const init = { method, credentials: "same-origin", headers: method === "GET" ? {} : { "X-Mnemo": "1" } };
+async function api(path, method = "GET", body) {
+    const headers = method === "GET" ? {} : { "X-Mnemo": "1" };
+    if (body !== undefined)
+        headers["Content-Type"] = "application/json";
+    const init = { method, credentials: "same-origin", headers, body: body === undefined ? undefined : JSON.stringify(body) };
     const res = await fetch(path, init);
     if (!res.ok) {
         let msg = `${res.status}`;
@@ -85,7 +88,7 @@ class Viewer {
     }
     // key is the keyboard: / search, j k move, Enter open, x forget, 1-4 tabs.
     key(e) {
-        const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement;
+        const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
         if (e.key === "Escape") {
             // Leave the box as it is (a search box would clear itself) for
             // the list.
@@ -120,6 +123,14 @@ class Viewer {
             case "Delete":
                 if (this.openID)
                     void this.forget(this.openID);
+                break;
+            case "e":
+                if (this.openID)
+                    void api(`/api/records/${this.openID}`).then((o) => this.correctForm(o));
+                break;
+            case "p":
+                if (this.openID)
+                    void api(`/api/records/${this.openID}`).then((o) => this.pin(o.id, !o.pinned));
                 break;
             case "?":
                 $("help").showModal();
@@ -256,7 +267,50 @@ class Viewer {
         around.addEventListener("click", () => void this.timeline(id));
         const session = el("button", undefined, "Its session");
         session.addEventListener("click", () => void this.openSession(o.contentSessionId));
-        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source].filter(Boolean).join(" · ")), o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), el("p", "actions", undefined, forget, around, session)));
+        const pin = el("button", undefined, o.pinned ? "Unpin" : "Pin");
+        pin.title = o.pinned ? "stop giving it to every session of its project" : "give it to every session of its project";
+        pin.addEventListener("click", () => void this.pin(o.id, !o.pinned));
+        const correct = el("button", undefined, "Correct");
+        correct.addEventListener("click", () => this.correctForm(o));
+        const edits = el("ul", "edits");
+        for (const e of o.edits ?? [])
+            edits.append(el("li", undefined, `until ${when(e.time)}: ${e.title}${e.narrative ? " — " + e.narrative : ""}`));
+        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")), o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), edits.childElementCount ? section("Before it was corrected", edits) : null, el("p", "actions", undefined, correct, pin, forget, around, session)));
+    }
+    // correctForm lets a person correct a record's title and text; the
+    // memory keeps what it said before.
+    correctForm(o) {
+        const title = el("input", "edit-title");
+        title.value = o.title;
+        title.setAttribute("aria-label", "Title");
+        const text = el("textarea", "edit-text");
+        text.value = o.narrative;
+        text.rows = 6;
+        text.setAttribute("aria-label", "Text");
+        const save = el("button", undefined, "Save the correction");
+        const cancel = el("button", undefined, "Cancel");
+        const form = el("form", "correct", undefined, el("h3", undefined, "Correct it"), title, text, el("p", "actions", undefined, save, cancel));
+        form.addEventListener("submit", (e) => {
+            e.preventDefault();
+            const body = {};
+            if (title.value.trim() !== o.title)
+                body.title = title.value.trim();
+            if (text.value.trim() !== o.narrative.trim())
+                body.text = text.value.trim();
+            api(`/api/records/${o.id}/correct`, "POST", body).then(() => this.openRecord(o.id)).catch((err) => this.fail(err));
+        });
+        cancel.addEventListener("click", (e) => { e.preventDefault(); void this.openRecord(o.id); });
+        this.detail.querySelector("p.actions")?.before(form);
+        title.focus();
+    }
+    async pin(id, on) {
+        try {
+            await api(`/api/records/${id}/pin`, on ? "PUT" : "DELETE");
+            await this.openRecord(id);
+        }
+        catch (e) {
+            this.fail(e);
+        }
     }
     async forget(id) {
         if (!confirm(`Forget #${id}? It is deleted from the memory and its indexes, for good.`))
@@ -414,6 +468,9 @@ class Viewer {
         if (c.project && !this.project.querySelector(`option[value="${CSS.escape(c.project)}"]`)) {
             this.project.append(new Option(c.project, c.project));
         }
+        if (c.kind === "observation" && c.id === this.openID && !this.detail.querySelector("form.correct")) {
+            void this.openRecord(c.id);
+        }
         if (this.tab !== "records" || this.q.value.trim())
             return;
         if ((this.project.value && c.project !== this.project.value) || (this.host.value && c.host !== this.host.value))
@@ -421,8 +478,14 @@ class Viewer {
         if (c.kind === "observation" && c.id) {
             if (this.type.value && c.type !== this.type.value)
                 return;
-            if (this.rows.some((r) => r.id === c.id))
+            const known = this.rows.find((r) => r.id === c.id);
+            if (known) {
+                // Corrected or pinned: its row says what it says now.
+                const t = known.node.querySelector(".title");
+                if (t)
+                    t.textContent = c.title ?? "";
                 return;
+            }
             const row = this.hitRow({ id: c.id, title: c.title ?? "", type: c.type ?? "", project: c.project ?? "", host: c.host, time: c.time, files: [], score: 0, snippet: "" });
             row.node.classList.add("new");
             this.addRow(row, true);
