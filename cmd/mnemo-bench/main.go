@@ -499,6 +499,14 @@ func (b *bench) rows() []row {
 				fmt.Sprintf("%.0f observations/s; %s", float64(s.n)/s.importTook.Seconds(), s.importNote)},
 			s.disk.row(s.n),
 		)
+		bPage, vPage := budget("p50 < 300 ms", s.viewerPage.p50() < 300*time.Millisecond)
+		bVSearch, vVSearch := budget("p50 < 100 ms", s.viewerSearch.p50() < 100*time.Millisecond)
+		rows = append(rows,
+			row{fmt.Sprintf("viewer, first page of records, %s observations (GET /api/records)", k), p50p99(s.viewerPage), bPage, vPage,
+				fmt.Sprintf("%d calls over loopback HTTP with the cookie, 50 newest records; the sessions' first page %s", len(s.viewerPage), p50p99(s.viewerSessions))},
+			row{fmt.Sprintf("viewer, search, %s observations (GET /api/records?q=)", k), p50p99(s.viewerSearch), bVSearch, vVSearch,
+				fmt.Sprintf("%d calls (the search queries), limit 50, over loopback HTTP: the viewer's in-process client of the daemon's own methods; %s", len(s.viewerSearch), emb)},
+		)
 	}
 	for _, e := range b.embedders {
 		load := ""

@@ -432,6 +432,9 @@ type sizeResult struct {
 	observations  int
 	backgroundEmb string
 	disk          diskResult
+	// The viewer's API over loopback HTTP: the newest records' first
+	// page, a search, the sessions' first page (viewer.go).
+	viewerPage, viewerSearch, viewerSessions dist
 }
 
 // sizeOptions say what to measure on a data set.
@@ -596,6 +599,9 @@ func measureSize(ctx context.Context, log *slog.Logger, e *env, ds *dataSet, o s
 	res.contextBytes = bytesSeen[len(bytesSeen)/2]
 	if err := measurePrompts(ctx, cl, ds, &res); err != nil {
 		return res, err
+	}
+	if err := measureViewer(ctx, rc, ds, &res); err != nil {
+		return res, fmt.Errorf("viewer: %w", err)
 	}
 	if res.rssAfter, err = d.rssMB(); err != nil {
 		return res, err

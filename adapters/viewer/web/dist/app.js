@@ -261,6 +261,7 @@ class Viewer {
     async openRecord(id) {
         const o = await api(`/api/records/${id}`);
         this.openID = id;
+        this.detail.scrollTop = 0;
         const forget = el("button", "danger", "Forget");
         forget.addEventListener("click", () => void this.forget(id));
         const around = el("button", undefined, "Around it");

@@ -260,6 +260,7 @@ class Viewer {
   async openRecord(id: number): Promise<void> {
     const o = await api<Observation>(`/api/records/${id}`);
     this.openID = id;
+    this.detail.scrollTop = 0;
     const forget = el("button", "danger", "Forget");
     forget.addEventListener("click", () => void this.forget(id));
     const around = el("button", undefined, "Around it");
