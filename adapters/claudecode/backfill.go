@@ -76,41 +76,21 @@ func TranscriptsRoot() (string, error) {
 // below, are not sessions), oldest first. A root that does not exist has
 // none.
 func FindTranscripts(root string) ([]TranscriptFile, error) {
-	dirs, err := os.ReadDir(root)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("transcripts: %w", err)
-	}
 	var out []TranscriptFile
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
+	err := walkFiles(root, "", []string{".jsonl"}, func(path string, fi os.FileInfo) error {
+		if rel, _ := filepath.Rel(root, path); strings.Count(filepath.ToSlash(rel), "/") != 1 {
+			return nil
 		}
-		files, err := os.ReadDir(filepath.Join(root, d.Name()))
-		if err != nil {
-			return nil, fmt.Errorf("transcripts: %w", err)
-		}
-		for _, f := range files {
-			name := f.Name()
-			if f.IsDir() || !strings.HasSuffix(name, ".jsonl") {
-				continue
-			}
-			fi, err := f.Info()
-			if err != nil {
-				continue // removed meanwhile
-			}
-			out = append(out, TranscriptFile{
-				SessionID: strings.TrimSuffix(name, ".jsonl"),
-				Path:      filepath.Join(root, d.Name(), name),
-				ModTime:   fi.ModTime(),
-				Size:      fi.Size(),
-			})
-		}
-	}
+		out = append(out, TranscriptFile{
+			SessionID: strings.TrimSuffix(filepath.Base(path), ".jsonl"),
+			Path:      path,
+			ModTime:   fi.ModTime(),
+			Size:      fi.Size(),
+		})
+		return nil
+	})
 	sortTranscripts(out)
-	return out, nil
+	return out, err
 }
 
 // BackfillKey is the event key of one rebuilt stage: memory's

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -249,56 +248,35 @@ func geminiCwd(meta geminiRecord, first json.RawMessage, projects map[string]str
 }
 
 // findGeminiChats lists the sessions under root (<root>/<project>/chats/
-// session-*.jsonl or .json), oldest first, with their session id and
-// project folder.
+// session-*.jsonl or .json; a subagent's file is in a folder below chats/
+// and is not a session), oldest first, with their session id and project
+// folder.
 func findGeminiChats(root string) ([]TranscriptFile, error) {
-	dir := filepath.Dir(root)
-	projects := geminiProjects(dir)
-	projectDirs, err := os.ReadDir(root)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("transcripts: %w", err)
-	}
+	projects := geminiProjects(filepath.Dir(root))
 	var out []TranscriptFile
-	for _, d := range projectDirs {
-		if !d.IsDir() {
-			continue
+	err := walkFiles(root, "session-", []string{".jsonl", ".json"}, func(path string, fi os.FileInfo) error {
+		rel, _ := filepath.Rel(root, path)
+		if parts := strings.Split(filepath.ToSlash(rel), "/"); len(parts) != 3 || parts[1] != "chats" {
+			return nil
 		}
-		chats := filepath.Join(root, d.Name(), "chats")
-		entries, err := os.ReadDir(chats)
+		meta, err := readGeminiMeta(path)
 		if err != nil {
-			continue // a project folder without chats
+			return nil // unreadable now: not a session to list
 		}
-		for _, e := range entries {
-			name := e.Name()
-			if e.IsDir() || !strings.HasPrefix(name, "session-") || !hasSuffix(name, []string{".jsonl", ".json"}) {
-				continue
+		f := TranscriptFile{Path: path, ModTime: fi.ModTime(), Size: fi.Size()}
+		if meta.SessionID != "" && (meta.Kind == "" || meta.Kind == "main") {
+			f.SessionID = HostGemini + ":" + meta.SessionID
+			first := meta.Content
+			if len(first) == 0 {
+				first = geminiFirstMessage(path)
 			}
-			fi, err := e.Info()
-			if err != nil {
-				continue
-			}
-			path := filepath.Join(chats, name)
-			meta, err := readGeminiMeta(path)
-			if err != nil {
-				continue
-			}
-			f := TranscriptFile{Path: path, ModTime: fi.ModTime(), Size: fi.Size()}
-			if meta.SessionID != "" && (meta.Kind == "" || meta.Kind == "main") {
-				f.SessionID = HostGemini + ":" + meta.SessionID
-				first := meta.Content
-				if len(first) == 0 {
-					first = geminiFirstMessage(path)
-				}
-				f.Cwd = geminiCwd(meta, first, projects)
-			}
-			out = append(out, f)
+			f.Cwd = geminiCwd(meta, first, projects)
 		}
-	}
+		out = append(out, f)
+		return nil
+	})
 	sortTranscripts(out)
-	return out, nil
+	return out, err
 }
 
 // geminiFirstMessage is the content of the first message of a JSON lines

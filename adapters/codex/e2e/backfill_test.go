@@ -3,8 +3,6 @@
 package e2e_test
 
 import (
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,16 +29,7 @@ func TestMnemoBackfillEqualsLive(t *testing.T) {
 	h.checkSession(t, mnemoBin, thread)
 	h.waitForContext(t, mnemoBin, "calc.py")
 
-	var rollouts []string
-	filepath.WalkDir(filepath.Join(h.codexHome, "sessions"), func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".jsonl") {
-			rollouts = append(rollouts, path)
-			if data, err := os.ReadFile(path); err == nil {
-				h.save("rollout-"+filepath.Base(path), data)
-			}
-		}
-		return nil
-	})
+	rollouts := harness.SaveTranscripts(t, filepath.Join(h.codexHome, "sessions"), "rollout-", ".jsonl", "")
 	if len(rollouts) != 1 || !strings.Contains(rollouts[0], thread) {
 		t.Fatalf("want one rollout of thread %s under $CODEX_HOME/sessions, have %q", thread, rollouts)
 	}

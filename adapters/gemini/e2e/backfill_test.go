@@ -3,10 +3,7 @@
 package e2e_test
 
 import (
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
@@ -32,16 +29,7 @@ func TestMnemoBackfillEqualsLive(t *testing.T) {
 	checkHooksQuiet(t, run)
 	h.waitForContext(t, mnemoBin, "calc.py")
 
-	var transcripts []string
-	filepath.WalkDir(filepath.Join(h.Home, ".gemini", "tmp"), func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.Contains(path, string(filepath.Separator)+"chats"+string(filepath.Separator)) {
-			transcripts = append(transcripts, path)
-			if data, err := os.ReadFile(path); err == nil {
-				h.save("transcript-"+filepath.Base(path), data)
-			}
-		}
-		return nil
-	})
+	transcripts := harness.SaveTranscripts(t, filepath.Join(h.Home, ".gemini", "tmp"), string(filepath.Separator)+"chats"+string(filepath.Separator), ".jsonl", "transcript-")
 	if len(transcripts) != 1 {
 		t.Fatalf("want the transcript of session %s under $HOME/.gemini/tmp/*/chats, have %q", id, transcripts)
 	}

@@ -162,3 +162,25 @@ func (c BackfillEqualsLive) Check(t *testing.T) {
 	CheckLogs(t, c.World.MnemoHome, false)
 	CheckLogs(t, homeB, false)
 }
+
+// SaveTranscripts finds the files under root whose path contains part
+// and ends in suffix (a host's session transcripts), keeps each among the
+// artifacts as prefix+its name, and returns their paths.
+func SaveTranscripts(t testing.TB, root, part, suffix, prefix string) []string {
+	t.Helper()
+	var found []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.Contains(path, part) || !strings.HasSuffix(path, suffix) {
+			return err
+		}
+		found = append(found, path)
+		if data, err := os.ReadFile(path); err == nil {
+			Save(t, prefix+filepath.Base(path), data)
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		t.Errorf("look for transcripts under %s: %v", root, err)
+	}
+	return found
+}
