@@ -92,6 +92,9 @@ type ContextResult struct {
 	// ObservationIDs: mnemo/context's preview has them (the hooks are not
 	// sent them; their injection's audit keeps them).
 	Items []InjectionItem `json:"items,omitempty"`
+	// Left are the observations left out because what they saw of their
+	// files is gone, with why (the preview's; the audit keeps them too).
+	Left []InjectionItem `json:"left,omitempty"`
 }
 
 // UserPromptParams records a user prompt.
@@ -293,6 +296,9 @@ type Hit struct {
 	Files   []string  `json:"files"`
 	Score   float64   `json:"score"`
 	Snippet string    `json:"snippet"`
+	// State is how what the observation saw compares with its files now
+	// (StateCurrent, StateChanged, StateGone; "" without anchors).
+	State string `json:"state,omitempty"`
 }
 
 // SearchResult is a ranked list of hits.

@@ -62,6 +62,9 @@ type Injection struct {
 	PromptNumber int             `json:"promptNumber,omitzero"`
 	Bytes        int             `json:"bytes"`
 	Items        []InjectionItem `json:"items"`
+	// Left are observations the context left out, and why (what they
+	// saw of their files is gone).
+	Left []InjectionItem `json:"left,omitempty"`
 }
 
 // InjectionPrompt is the Source of the injection of a prompt's recall

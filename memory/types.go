@@ -115,6 +115,12 @@ type Observation struct {
 	// Anchor is the place in a file the observation is about, when it
 	// has one: the selection a person remembered on purpose.
 	Anchor *Anchor `json:"anchor,omitempty"`
+	// FileAnchors are what it saw of its files when it was made (none for
+	// history brought in after the fact); State is how that compares with
+	// the files now (StateCurrent…), set on the records a read returns,
+	// never stored; "" when it has no anchors.
+	FileAnchors []FileAnchor `json:"fileAnchors,omitempty"`
+	State       string       `json:"state,omitempty"`
 	// Pinned keeps the observation in every SessionStart context of its
 	// project, first, whatever its age (mnemo/pin).
 	Pinned bool `json:"pinned,omitzero"`
@@ -213,22 +219,25 @@ const (
 // An Event is a raw event waiting in the durable queue for the memory
 // agent. Its text is already stripped and redacted.
 type Event struct {
-	ID                   uint64          `json:"id"`
-	Kind                 EventKind       `json:"kind"`
-	SessionID            uint64          `json:"sessionId"`
-	ContentSessionID     string          `json:"contentSessionId"`
-	PromptNumber         int             `json:"promptNumber"`
-	Project              string          `json:"project"`
-	Cwd                  string          `json:"cwd,omitempty"`
-	Platform             string          `json:"platform,omitempty"`
-	ToolName             string          `json:"toolName,omitempty"`
-	ToolInput            json.RawMessage `json:"toolInput,omitempty"`
-	ToolResponse         json.RawMessage `json:"toolResponse,omitempty"`
-	ToolUseID            string          `json:"toolUseId,omitempty"`
-	Source               string          `json:"source,omitempty"` // the observations' Source; empty is SourceAgent
-	LastUserMessage      string          `json:"lastUserMessage,omitempty"`
-	LastAssistantMessage string          `json:"lastAssistantMessage,omitempty"`
-	Time                 time.Time       `json:"time"`
+	ID               uint64          `json:"id"`
+	Kind             EventKind       `json:"kind"`
+	SessionID        uint64          `json:"sessionId"`
+	ContentSessionID string          `json:"contentSessionId"`
+	PromptNumber     int             `json:"promptNumber"`
+	Project          string          `json:"project"`
+	Cwd              string          `json:"cwd,omitempty"`
+	Platform         string          `json:"platform,omitempty"`
+	ToolName         string          `json:"toolName,omitempty"`
+	ToolInput        json.RawMessage `json:"toolInput,omitempty"`
+	ToolResponse     json.RawMessage `json:"toolResponse,omitempty"`
+	ToolUseID        string          `json:"toolUseId,omitempty"`
+	// FileAnchors are what the tool's files held when the event came
+	// (store.PostToolUse); the observations made of it carry them.
+	FileAnchors          []FileAnchor `json:"fileAnchors,omitempty"`
+	Source               string       `json:"source,omitempty"` // the observations' Source; empty is SourceAgent
+	LastUserMessage      string       `json:"lastUserMessage,omitempty"`
+	LastAssistantMessage string       `json:"lastAssistantMessage,omitempty"`
+	Time                 time.Time    `json:"time"`
 }
 
 // ContentHash identifies an observation's content within its session, for

@@ -82,7 +82,7 @@ func searchCommand() *cli.Command {
 				}
 				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 				for _, h := range r.Hits {
-					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title)
+					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, mcp.StateMark(h.State))
 					if h.Snippet != "" && h.Snippet != h.Title {
 						fmt.Fprintf(tw, "\t\t\t\t  %s\n", h.Snippet)
 					}

@@ -91,6 +91,9 @@ func scoreContext(obs []memory.Observation, recent map[string]bool, under string
 		}
 		c.score = recency * w
 		c.reasons = append(c.reasons, fmt.Sprintf("%s, #%d newest", o.Type, rank+1))
+		if o.State == memory.StateChanged {
+			c.reasons = append(c.reasons, "marked changed: "+anchorNote(&o))
+		}
 		for _, f := range o.Files() {
 			if recent[f] {
 				c.score += 0.5
@@ -178,6 +181,13 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		if title == "" || seen[title] || isPinned[o.ID] {
 			return nil // the newest of the same title stands for all
 		}
+		// What no longer holds is not given as a fact.
+		if o.State = m.anchors.state(o); o.State == memory.StateGone {
+			if len(inj.Left) < maxLeft {
+				inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: goneReason(o)})
+			}
+			return nil
+		}
 		seen[title] = true
 		pool = append(pool, *o)
 		if len(pool) >= contextPool {
@@ -203,6 +213,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		used += len(pinHead)
 	}
 	for _, o := range pins {
+		o.State = m.anchors.state(&o)
 		row := contextRow(&o)
 		if used+len(row) > budget {
 			continue // a shorter row may still fit
@@ -210,7 +221,11 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		used += len(row)
 		pinRows.WriteString(row)
 		res.ObservationIDs = append(res.ObservationIDs, o.ID)
-		inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Reason: "pinned"})
+		reason := "pinned"
+		if o.State == memory.StateChanged || o.State == memory.StateGone {
+			reason += "; marked " + o.State + " (" + anchorNote(&o) + ")"
+		}
+		inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Reason: reason})
 	}
 	if pinRows.Len() == 0 && len(pins) > 0 {
 		used -= len(pinHead)
@@ -249,7 +264,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	res.Context = b.String()
 	res.Bytes = len(res.Context)
 	if csid == "" {
-		res.Items = inj.Items // a preview says why
+		res.Items, res.Left = inj.Items, inj.Left // a preview says why
 	} else {
 		inj.Time, inj.Bytes = m.now(), res.Bytes
 		if err := m.recordInjection(ctx, &inj); err != nil {
@@ -265,6 +280,12 @@ func contextRow(o *memory.Observation) string {
 	row := fmt.Sprintf("- #%d · %s · %s · %s", o.ID, fmtTime(o.Time), o.Type, local.Clip(title, 140))
 	if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
 		row += " (" + local.Clip(strings.Join(files, ", "), 80) + ")"
+	}
+	switch o.State {
+	case memory.StateChanged:
+		row += " [changed since]"
+	case memory.StateGone:
+		row += " [gone]"
 	}
 	return row + "\n"
 }

@@ -309,7 +309,7 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 				return err
 			}
 			hit := hitOf(o)
-			hit.Score = h.Score
+			hit.Score, hit.State = h.Score, m.anchors.state(o)
 			if snippet != nil {
 				d := DocOf(o)
 				hit.Snippet = snippet(d.Title, d.Text)

@@ -70,6 +70,7 @@ func (m *Memory) Get(ctx context.Context, p memory.IDsParams) (memory.Observatio
 		}
 		return nil
 	})
+	m.withStates(res.Observations)
 	return res, err
 }
 
@@ -145,6 +146,7 @@ func (m *Memory) Timeline(ctx context.Context, p memory.TimelineParams) (memory.
 	if errors.Is(err, memory.ErrNotFound) {
 		return memory.TimelineResult{}, fmt.Errorf("timeline anchor %d: %w", id, memory.ErrNotFound)
 	}
+	m.withStates(res.Observations)
 	return res, err
 }
 

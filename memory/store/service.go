@@ -84,7 +84,8 @@ type Memory struct {
 	bg     sync.WaitGroup // background indexing
 	bgCtx  context.Context
 
-	watch watchers // Watch
+	watch   watchers    // Watch
+	anchors anchorCheck // the states of observations' anchors
 
 	paused  atomic.Pointer[pauses]
 	pauseMu sync.Mutex // serializes Pause and Resume
@@ -395,6 +396,11 @@ func (m *Memory) PostToolUse(ctx context.Context, p memory.ToolUseParams) (memor
 		Kind: memory.EventTool, Cwd: p.Cwd, Platform: p.Platform,
 		ToolName: p.ToolName, ToolUseID: p.ToolUseID, Source: p.Source,
 		ToolInput: m.cleanJSON(p.ToolInput), ToolResponse: m.cleanJSON(p.ToolResponse),
+	}
+	// What the tool's file holds now is what the event saw, unless the
+	// event is history brought in after the fact.
+	if p.At.IsZero() || m.now().Sub(p.At) < liveSlack {
+		ev.FileAnchors = fileAnchors(&ev)
 	}
 	return m.enqueue(ctx, p.ContentSessionID, m.project("", p.Cwd), p.EventKey, p.At, ev)
 }

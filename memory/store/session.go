@@ -44,7 +44,9 @@ func (m *Memory) SessionRecords(ctx context.Context, p memory.SessionParams) (me
 			if err != nil {
 				return err
 			}
-			res.Observations = append(res.Observations, memory.SessionHit{Hit: hitOf(o), PromptNumber: o.PromptNumber})
+			hit := hitOf(o)
+			hit.State = m.anchors.state(o)
+			res.Observations = append(res.Observations, memory.SessionHit{Hit: hit, PromptNumber: o.PromptNumber})
 			return nil
 		})
 	})

@@ -249,6 +249,7 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 		if o.Time.IsZero() {
 			o.Time = ev.Time
 		}
+		o.FileAnchors, o.State = anchorsFor(&o, ev.FileAnchors), ""
 		m.scrubObservation(&o)
 		obs[i], docs[i] = o, DocOf(&o)
 	}

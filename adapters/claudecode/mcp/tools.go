@@ -105,6 +105,9 @@ type Row struct {
 	Title   string    `json:"title"`
 	Project string    `json:"project"`
 	Files   []string  `json:"files,omitempty"`
+	// State is how what it saw compares with its files now: current,
+	// changed or gone ("" when it has no anchors).
+	State string `json:"state,omitempty"`
 }
 
 // TimelineOutput is the structured result of timeline, oldest first.
@@ -245,7 +248,7 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutp
 	text, res, err := s.searchFull(ctx, in)
 	out := SearchOutput{Hits: make([]Row, 0, len(res.Hits)), Total: res.Total}
 	for _, h := range res.Hits {
-		out.Hits = append(out.Hits, Row{ID: h.ID, Time: h.Time, Type: h.Type, Title: h.Title, Project: h.Project, Files: h.Files})
+		out.Hits = append(out.Hits, Row{ID: h.ID, Time: h.Time, Type: h.Type, Title: h.Title, Project: h.Project, Files: h.Files, State: h.State})
 	}
 	return text, out, err
 }
@@ -297,7 +300,7 @@ func searchText(p memory.SearchParams, res memory.SearchResult) string {
 	}
 	mixed := p.Project == "" && spansProjects(res.Hits)
 	for _, h := range res.Hits {
-		line := row(h.ID, h.Time, h.Type, h.Title)
+		line := row(h.ID, h.Time, h.Type, h.Title) + StateMark(h.State)
 		if mixed {
 			line += " · " + h.Project
 		}
@@ -426,7 +429,7 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, Timeli
 		if p.Before == 0 && p.After == 0 && o.ID != anchorID {
 			continue // the anchor alone (the daemon reads 0, 0 as its default)
 		}
-		out.Observations = append(out.Observations, Row{ID: o.ID, Time: o.Time, Type: o.Type, Title: o.Title, Project: o.Project, Files: o.Files()})
+		out.Observations = append(out.Observations, Row{ID: o.ID, Time: o.Time, Type: o.Type, Title: o.Title, Project: o.Project, Files: o.Files(), State: o.State})
 	}
 	var b strings.Builder
 	what := "#" + strconv.FormatUint(anchorID, 10)
@@ -454,7 +457,7 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, Timeli
 		if r.ID == res.AnchorID {
 			mark = "> "
 		}
-		b.WriteString(mark + row(r.ID, r.Time, r.Type, r.Title) + "\n")
+		b.WriteString(mark + row(r.ID, r.Time, r.Type, r.Title) + StateMark(r.State) + "\n")
 		ids = append(ids, r.ID)
 	}
 	fmt.Fprintf(&b, "Next: get_observations(ids=[%s]) for the full records of the ones that matter.\n", idList(ids[:min(3, len(ids))]))
@@ -619,6 +622,12 @@ func FormatObservation(o *memory.Observation) string {
 	if o.Pinned {
 		b.WriteString(" · pinned")
 	}
+	switch o.State {
+	case memory.StateChanged:
+		b.WriteString(" · changed: its file changed since, what it wrote is still there")
+	case memory.StateGone:
+		b.WriteString(" · gone: what it saw is no longer in the code")
+	}
 	b.WriteString("\n")
 	if o.Subtitle != "" {
 		fmt.Fprintf(&b, "%s\n", o.Subtitle)
@@ -666,6 +675,18 @@ func FormatObservation(o *memory.Observation) string {
 }
 
 // row is one line of a compact index: #id · time · type · title.
+// StateMark marks a record whose code changed or is gone since, in a
+// one-line listing.
+func StateMark(state string) string {
+	switch state {
+	case memory.StateChanged:
+		return " [changed since]"
+	case memory.StateGone:
+		return " [gone]"
+	}
+	return ""
+}
+
 func row(id uint64, t time.Time, typ, title string) string {
 	return fmt.Sprintf("#%d · %s · %s · %s", id, fmtTime(t), orDash(typ), orDash(clip(title, 120)))
 }

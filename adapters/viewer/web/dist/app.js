@@ -222,7 +222,7 @@ class Viewer {
             this.select(0);
     }
     hitRow(h) {
-        const node = el("div", "row", undefined, el("span", `type t-${h.type}`, h.type), el("span", "title", h.title), el("span", "meta", [h.project, h.host, when(h.time), `#${h.id}`].filter(Boolean).join(" · ")), h.snippet ? el("span", "snippet", h.snippet) : null);
+        const node = el("div", "row", undefined, el("span", `type t-${h.type}`, h.type), el("span", "title", h.title, stateBadge(h.state)), el("span", "meta", [h.project, h.host, when(h.time), `#${h.id}`].filter(Boolean).join(" · ")), h.snippet ? el("span", "snippet", h.snippet) : null);
         node.dataset.id = String(h.id);
         const row = { key: `o${h.id}`, node, id: h.id, time: h.time, open: () => void this.openRecord(h.id) };
         node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
@@ -276,7 +276,7 @@ class Viewer {
         const edits = el("ul", "edits");
         for (const e of o.edits ?? [])
             edits.append(el("li", undefined, `until ${when(e.time)}: ${e.title}${e.narrative ? " — " + e.narrative : ""}`));
-        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")), o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), edits.childElementCount ? section("Before it was corrected", edits) : null, el("p", "actions", undefined, correct, pin, forget, around, session)));
+        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")), o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null, o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null, o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), edits.childElementCount ? section("Before it was corrected", edits) : null, el("p", "actions", undefined, correct, pin, forget, around, session)));
     }
     // correctForm lets a person correct a record's title and text; the
     // memory keeps what it said before.
@@ -410,7 +410,13 @@ class Viewer {
             li.addEventListener("click", () => void this.openRecord(it.id));
             why.append(li);
         }
-        this.list.append(el("h2", undefined, `Given to the next session of ${project}`), el("p", "meta", `${ctx.bytes} bytes, ${ctx.observationIds.length} records`), section("Why each record", why));
+        const left = el("ul", "reasons");
+        for (const it of ctx.left ?? []) {
+            const li = el("li", undefined, undefined, el("a", undefined, `#${it.id}`), el("span", undefined, " " + it.reason));
+            li.addEventListener("click", () => void this.openRecord(it.id));
+            left.append(li);
+        }
+        this.list.append(el("h2", undefined, `Given to the next session of ${project}`), el("p", "meta", `${ctx.bytes} bytes, ${ctx.observationIds.length} records`), section("Why each record", why), left.childElementCount ? section("Left out", left) : el("span"));
         const past = el("ul", "injections");
         for (const i of inj.injections) {
             past.append(el("li", undefined, `${when(i.time)} · ${i.source || "start"} · ${i.contentSessionId ?? ""} · ${i.items.length} records, ${i.bytes} bytes`));
@@ -503,6 +509,12 @@ class Viewer {
         node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
         this.addRow(row, true);
     }
+}
+// stateBadge marks a record whose code changed or is gone since.
+function stateBadge(state) {
+    if (state !== "changed" && state !== "gone")
+        return null;
+    return el("span", `state s-${state}`, state === "changed" ? " changed since" : " gone");
 }
 function fill(sel, values, all) {
     const keep = sel.value;

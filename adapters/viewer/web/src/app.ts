@@ -6,7 +6,7 @@
 // The records of the memory, as the API gives them (memory/*.go).
 interface Hit {
   id: number; title: string; type: string; project: string; host?: string;
-  time: string; files: string[]; score: number; snippet: string;
+  time: string; files: string[]; score: number; snippet: string; state?: string;
 }
 interface Observation {
   id: number; contentSessionId: string; promptNumber: number; project: string; type: string;
@@ -15,6 +15,7 @@ interface Observation {
   request: string; source: string; host?: string; time: string;
   anchor?: { file: string; startLine: number; endLine: number };
   pinned?: boolean;
+  state?: string;
   edits?: { time: string; title: string; subtitle?: string; narrative?: string; facts?: string[] }[];
 }
 interface Session {
@@ -222,7 +223,7 @@ class Viewer {
     const node = el("div", "row",
       undefined,
       el("span", `type t-${h.type}`, h.type),
-      el("span", "title", h.title),
+      el("span", "title", h.title, stateBadge(h.state)),
       el("span", "meta", [h.project, h.host, when(h.time), `#${h.id}`].filter(Boolean).join(" · ")),
       h.snippet ? el("span", "snippet", h.snippet) : null);
     node.dataset.id = String(h.id);
@@ -277,6 +278,8 @@ class Viewer {
     this.detail.replaceChildren(...nodes(
       el("h2", undefined, o.title),
       el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")),
+      o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null,
+      o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null,
       o.subtitle ? el("p", "subtitle", o.subtitle) : null,
       o.request ? section("Asked", el("blockquote", undefined, o.request)) : null,
       o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null,
@@ -415,7 +418,7 @@ class Viewer {
     }
     const q = new URLSearchParams({ project });
     const [ctx, inj] = await Promise.all([
-      api<{ context: string; bytes: number; observationIds: number[]; items?: { id: number; reason: string }[] }>(`/api/context?${q}`),
+      api<{ context: string; bytes: number; observationIds: number[]; items?: { id: number; reason: string }[]; left?: { id: number; reason: string }[] }>(`/api/context?${q}`),
       api<{ injections: { time: string; contentSessionId?: string; source?: string; bytes: number; items: { id: number; reason: string }[] }[] }>(`/api/injections?${q}&limit=20`),
     ]);
     const why = el("ul", "reasons");
@@ -424,9 +427,16 @@ class Viewer {
       li.addEventListener("click", () => void this.openRecord(it.id));
       why.append(li);
     }
+    const left = el("ul", "reasons");
+    for (const it of ctx.left ?? []) {
+      const li = el("li", undefined, undefined, el("a", undefined, `#${it.id}`), el("span", undefined, " " + it.reason));
+      li.addEventListener("click", () => void this.openRecord(it.id));
+      left.append(li);
+    }
     this.list.append(el("h2", undefined, `Given to the next session of ${project}`),
       el("p", "meta", `${ctx.bytes} bytes, ${ctx.observationIds.length} records`),
-      section("Why each record", why));
+      section("Why each record", why),
+      left.childElementCount ? section("Left out", left) : el("span"));
     const past = el("ul", "injections");
     for (const i of inj.injections) {
       past.append(el("li", undefined, `${when(i.time)} · ${i.source || "start"} · ${i.contentSessionId ?? ""} · ${i.items.length} records, ${i.bytes} bytes`));
@@ -514,6 +524,12 @@ class Viewer {
     node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
     this.addRow(row, true);
   }
+}
+
+// stateBadge marks a record whose code changed or is gone since.
+function stateBadge(state?: string): HTMLElement | null {
+  if (state !== "changed" && state !== "gone") return null;
+  return el("span", `state s-${state}`, state === "changed" ? " changed since" : " gone");
 }
 
 function fill(sel: HTMLSelectElement, values: string[], all: string): void {
