@@ -167,4 +167,3 @@ func TestBackfilledEventsHaveNoAnchors(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
-
