@@ -75,7 +75,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.embedSample, "embed", 48, "observation texts embedded by the sentence encoder for its throughput")
 	fs.StringVar(&o.embedder, "embedder", "auto", "the embedder of the data sets and their daemons: auto (the sentence encoder when installed), use-lite or hash")
 	fs.IntVar(&o.useTopics, "use-topics", 1000, "topics embedded by the sentence encoder for the data sets (the others borrow their vectors)")
-	parts := fs.String("parts", "embedding,hooks,ingest,sizes,editor,history", "what to measure, comma-separated: embedding, hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds), history (import claude-mem; backfill claude-code, codex and gemini)")
+	parts := fs.String("parts", "embedding,hooks,ingest,sizes,editor,history,anchors", "what to measure, comma-separated: embedding, hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds), history (import claude-mem; backfill claude-code, codex and gemini), anchors (what checking observations' anchors adds to a context, at 10k)")
 	fs.IntVar(&o.history, "history", 50000, "records of the history rows: claude-mem observations imported, tool events back-filled from each agent's transcripts")
 	fs.IntVar(&o.editorSaves, "editor-saves", 1000, "saves of the editor rows")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary homes")
@@ -87,10 +87,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	o.parts = map[string]bool{}
 	for _, p := range strings.Split(*parts, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "embedding", "hooks", "ingest", "sizes", "editor", "history":
+		case "embedding", "hooks", "ingest", "sizes", "editor", "history", "anchors":
 			o.parts[p] = true
 		default:
-			return o, fmt.Errorf("-parts: %q is not embedding, hooks, ingest, sizes, editor or history", p)
+			return o, fmt.Errorf("-parts: %q is not embedding, hooks, ingest, sizes, editor, history or anchors", p)
 		}
 	}
 	for _, s := range strings.Split(*sizes, ",") {
@@ -154,6 +154,7 @@ type bench struct {
 	sizes     []sizeResult
 	editor    *editorResult
 	history   []historyResult
+	anchors   *anchorsResult
 }
 
 func (b *bench) run(ctx context.Context) error {
@@ -282,6 +283,14 @@ func (b *bench) run(ctx context.Context) error {
 			return fmt.Errorf("history: %w", err)
 		}
 		b.history = hr
+	}
+	if b.o.parts["anchors"] {
+		b.log.Info("measuring anchors", "observations", 10_000)
+		ar, err := measureAnchors(ctx, func(name string) (*env, error) { return newEnv(name, noModels) }, 10_000)
+		if err != nil {
+			return fmt.Errorf("anchors: %w", err)
+		}
+		b.anchors = &ar
 	}
 	if !b.o.parts["sizes"] {
 		return nil
@@ -521,6 +530,14 @@ func (b *bench) rows() []row {
 	}
 	if b.editor != nil {
 		rows = append(rows, b.editor.rows()...)
+	}
+	if a := b.anchors; a != nil {
+		added := a.anchored.p50() - a.plain.p50()
+		bA, vA := "≤ 3 ms added", verdict(added <= 3*time.Millisecond)
+		rows = append(rows, row{fmt.Sprintf("anchors checked in a context, %s observations (mnemo/context)", sizeName(a.n)),
+			fmt.Sprintf("+%s (p50 %s vs %s)", ms(added), ms(a.anchored.p50()), ms(a.plain.p50())), bA, vA,
+			fmt.Sprintf("the same %d edits of %d files in two homes, anchored (live) and not (dated an hour back, as a back-fill); %d calls each; after a tenth of the files changed and a twentieth lost what was written: %s (the newest 200: %v)",
+				a.n, a.files, len(a.plain), p50p99(a.afterChanges), a.states)})
 	}
 	for _, h := range b.history {
 		c := h.counts
