@@ -30,8 +30,20 @@ test: build model
     go mod tidy -diff
     go vet ./...
     go vet -tags e2e ./...
+    just cross
     go test -race -count=1 ./...
     just test-node
+
+# Mnemo compiles for macOS and Windows here but is run on Linux only; this keeps it compiling.
+# Vet and build every package (tests included) for darwin and windows, amd64 and arm64, without cgo.
+cross:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    for t in darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
+      echo "== $t"
+      CGO_ENABLED=0 GOOS=${t%/*} GOARCH=${t#*/} go vet ./...
+      CGO_ENABLED=0 GOOS=${t%/*} GOARCH=${t#*/} go build ./...
+    done
 
 # The clients no one here wrote: vscode-jsonrpc, the MCP TypeScript SDK, and the VS Code extension's lint, compile and tests;
 # the OpenCode plugin's tests (node's test runner, a recorder in place of mnemo-hook); the viewer's page built as committed.
@@ -68,9 +80,18 @@ eval: model
 update-transcripts:
     go test ./cmd/mnemo -run TestTranscripts -update
 
-# Package the VS Code extension with bin/mnemo inside: bin/mnemo-vscode-<version>-<platform>.vsix.
-vsix: build
-    MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/vsix.sh
+# The target is a VS Code platform (linux-x64, linux-arm64, darwin-x64, darwin-arm64, win32-x64,
+# win32-arm64), mnemo cross-compiled for it; none: this machine's, with bin/mnemo.
+# Package the VS Code extension with mnemo inside: bin/mnemo-vscode-<version>-<platform>.vsix.
+vsix target="": build
+    MNEMO_VSIX_TARGET={{target}} {{ if target == "" { "MNEMO_BIN=" + bin / "mnemo" } else { "" } }} adapters/vscode/e2e/vsix.sh
+
+# mnemo and mnemo-hook for linux, darwin and windows on amd64 and arm64 (cgo-free, the version
+# stamped in; it defaults to cmd/mnemo's and the commit): a .tar.gz (.zip for windows) per
+# platform, a .vsix per VS Code platform, and SHA256SUMS (.ci/release.sh).
+# Release builds into dist/.
+release version="":
+    .ci/release.sh {{version}}
 
 # End-to-end, offline, in loopback-only network namespaces: the real Claude Code CLI with
 # Mnemo's hooks and MCP server, the claude memory agent on the real CLI, the real Gemini

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -17,7 +16,7 @@ import (
 type StartOptions struct {
 	// Socket is the daemon's socket path (SocketPath(home)).
 	Socket string
-	// LockPath is the start lock, a file that racing clients flock so that
+	// LockPath is the start lock, a file that racing clients lock so that
 	// exactly one of them starts a daemon.
 	LockPath string
 	// Command is the daemon's argv, e.g. {"/usr/bin/mnemo", "daemon"}.
@@ -35,8 +34,8 @@ var ErrDaemonStart = errors.New("the daemon did not start")
 
 // DialOrStart connects to the daemon at o.Socket. When none listens it
 // takes the start lock, checks again (a racing client may have started
-// one), starts the daemon detached from this process (its own session, so
-// it outlives a hook or an editor), and waits up to o.Wait for its socket.
+// one), starts the daemon detached from this process (so that it outlives a
+// hook or an editor), and waits up to o.Wait for its socket.
 // ctx bounds everything.
 func DialOrStart(ctx context.Context, o StartOptions) (net.Conn, error) {
 	nc, err := DialSocket(ctx, o.Socket)
@@ -51,10 +50,10 @@ func DialOrStart(ctx context.Context, o StartOptions) (net.Conn, error) {
 		return nil, fmt.Errorf("start daemon: %w", err)
 	}
 	defer lock.Close()
-	if err := flockContext(ctx, lock); err != nil {
+	if err := lockContext(ctx, lock); err != nil {
 		return nil, fmt.Errorf("start daemon: wait for the start lock: %w", err)
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer unlock(lock)
 
 	if nc, err := DialSocket(ctx, o.Socket); err == nil || !errors.Is(err, ErrNoDaemon) {
 		return nc, err
@@ -86,8 +85,9 @@ func DialOrStart(ctx context.Context, o StartOptions) (net.Conn, error) {
 	}
 }
 
-// spawn starts the daemon in its own session with stdin closed and its
-// output in the log file. The returned channel gets its exit if it exits.
+// spawn starts the daemon detached (detach: in its own session on Unix, with
+// no console on Windows) with stdin closed and its output in the log file.
+// The returned channel gets its exit if it exits.
 func spawn(o StartOptions) (<-chan error, error) {
 	if len(o.Command) == 0 {
 		return nil, fmt.Errorf("%w: no daemon command", ErrDaemonStart)
@@ -103,7 +103,7 @@ func spawn(o StartOptions) (<-chan error, error) {
 	cmd := exec.Command(o.Command[0], o.Command[1:]...)
 	cmd.Env = o.Env
 	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDaemonStart, err)
 	}
@@ -112,16 +112,16 @@ func spawn(o StartOptions) (<-chan error, error) {
 	return exited, nil
 }
 
-// flockContext takes an exclusive flock on f, polling so that ctx can end
-// the wait.
-func flockContext(ctx context.Context, f *os.File) error {
+// lockContext takes an exclusive lock on f (tryLock), polling so that ctx
+// can end the wait.
+func lockContext(ctx context.Context, f *os.File) error {
 	for delay := time.Millisecond; ; delay = min(delay*2, 20*time.Millisecond) {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return nil
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
+		ok, err := tryLock(f)
+		if err != nil {
 			return err
+		}
+		if ok {
+			return nil
 		}
 		select {
 		case <-ctx.Done():

@@ -2,8 +2,12 @@ package rpc_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
+	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -69,4 +73,30 @@ func childStdioServe() int {
 	case <-time.After(20 * time.Second):
 		return 3
 	}
+}
+
+// childDialExpectClosed connects to RPC_TEST_SOCKET and expects the server
+// to close the connection without a word.
+func childDialExpectClosed() int {
+	path := os.Getenv("RPC_TEST_SOCKET")
+	nc, err := net.Dial("unix", path)
+	if err != nil {
+		fmt.Println("dial:", err)
+		return 3
+	}
+	defer nc.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"sum","params":{"a":1,"b":2}}`
+	_, _ = fmt.Fprintf(nc, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	buf := make([]byte, 512)
+	n, err := nc.Read(buf)
+	if n > 0 {
+		fmt.Printf("served: %q\n", buf[:n])
+		return 4
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
+		return 0
+	}
+	fmt.Println("read:", err)
+	return 5
 }

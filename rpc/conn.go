@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"sync"
-	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -60,7 +59,7 @@ func ServeListener(ctx context.Context, ln net.Listener, serve func(ctx context.
 			if ctx.Err() != nil {
 				return nil
 			}
-			if errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || errors.Is(err, syscall.ECONNABORTED) {
+			if acceptRetry(err) {
 				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
 				select {
 				case <-time.After(backoff):

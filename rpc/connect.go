@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -230,5 +229,5 @@ func callErr(ctx context.Context, method string, err error) error {
 // connectionLost reportswhether err says the other end closed the
 // connection: a daemon that was killed or was exiting.
 func connectionLost(err error) bool {
-	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+	return peerGone(err) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }

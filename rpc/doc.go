@@ -16,8 +16,10 @@
 //   - Error, Code, CodeOf: the one boundary error and its table of wire codes.
 //   - Serve, ServeListener, Client: the two ends of a connection.
 //   - SocketPath, Listen, DialSocket: the per-user socket, 0600 in a 0700
-//     folder, with a peer-uid check; RequireHello and Client.Hello: the
-//     version handshake that must open every socket connection.
+//     folder, with a peer-uid check (on Windows: in a folder whose ACL
+//     grants this user alone; Windows has no peer credentials);
+//     RequireHello and Client.Hello: the version handshake that must open
+//     every socket connection.
 //   - Connect, ConnectConn: how every client reaches the daemon: dial or
 //     start it (DialOrStart, under a start lock), say hello, and dial again
 //     when a dying daemon drops the connection during the hello.
@@ -25,5 +27,10 @@
 //     editor's stdio to the daemon.
 //
 // Concurrency: a connection's handlers run one at a time in wire order unless
-// registered Concurrent. The package is for Unix systems.
+// registered Concurrent.
+//
+// The operating system's part is in *_unix.go and *_windows.go: the socket's
+// folder, path and peer check (socket_*), the file lock, the daemon's
+// detached start and the I/O errors that mean a peer is gone (sys_*), and
+// Stdio (stdio_*). Unix sockets on Windows need Windows 10 1803 or later.
 package rpc

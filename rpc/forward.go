@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"sync"
-	"syscall"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -80,6 +79,6 @@ func relay(ctx context.Context, dir string, src, dst io.ReadWriteCloser) error {
 func isClosed(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) ||
 		errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) ||
+		peerGone(err) ||
 		errors.Is(err, context.Canceled)
 }

@@ -279,3 +279,13 @@ func netPipe(t testing.TB) (net.Conn, net.Conn) {
 	})
 	return a, b
 }
+
+// mustExecutable is the test binary's path, to run it as a child.
+func mustExecutable(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
+}

@@ -1,22 +1,12 @@
-//go:build unix
-
 package rpc
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
-	"sync"
-	"syscall"
-	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // ErrDaemonRunning is returned by Listen when a daemon already serves the
@@ -26,186 +16,6 @@ var ErrDaemonRunning = errors.New("a daemon is already running")
 // ErrNoDaemon matches (errors.Is) a DialError that found no daemon: no
 // socket file, or a socket file nobody listens on.
 var ErrNoDaemon = errors.New("no daemon listening")
-
-// maxSocketPath is the longest socket path the kernel takes (sun_path less
-// its NUL): 107 bytes on Linux, 103 on macOS and the BSDs.
-const maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
-
-// SocketPath returns the daemon's socket path for the Mnemo home directory
-// home: <home>/run/mnemo.sock, or, when that is longer than a socket path
-// may be, a short private path named by a hash of home:
-// $XDG_RUNTIME_DIR/mnemo-<hash>.sock when XDG_RUNTIME_DIR is a directory of
-// this user's, else <os.TempDir()>/mnemo-<uid>/<hash>.sock (Listen makes that
-// folder 0700 and checks its owner). The same home always gives the same path.
-func SocketPath(home string) string {
-	home = filepath.Clean(home)
-	p := filepath.Join(home, "run", "mnemo.sock")
-	if len(p) <= maxSocketPath {
-		return p
-	}
-	sum := sha256.Sum256([]byte(home))
-	hash := hex.EncodeToString(sum[:8])
-	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" && filepath.IsAbs(dir) {
-		p := filepath.Join(dir, "mnemo-"+hash+".sock")
-		if len(p) <= maxSocketPath && ownedDir(dir) {
-			return p
-		}
-	}
-	uidDir := fmt.Sprintf("mnemo-%d", os.Getuid())
-	p = filepath.Join(os.TempDir(), uidDir, hash+".sock")
-	if len(p) > maxSocketPath {
-		p = filepath.Join("/tmp", uidDir, hash+".sock")
-	}
-	return p
-}
-
-// ownedDir reports whether dir is a directory (not a symlink) of this user's.
-func ownedDir(dir string) bool {
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() {
-		return false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Getuid()
-}
-
-// Listen listens on the Unix socket path for the daemon.
-//
-// It creates the socket's folder 0700 (and tightens an existing one of this
-// user's to 0700; a folder of another user's, or a symlink, is an error),
-// takes an exclusive lock on <path>.lock for the listener's life, and handles
-// what is already at path: a live socket (or a held lock) fails with an error
-// wrapping ErrDaemonRunning; a stale socket (connection refused) is removed;
-// any other file is an error and left alone. The new socket is chmod 0600.
-//
-// The listener's Accept checks each peer's uid (SO_PEERCRED on Linux,
-// LOCAL_PEERCRED on macOS/FreeBSD) and closes, logging to slog.Default(), a
-// connection from any other user. Close removes the socket file and releases
-// the lock.
-func Listen(path string) (net.Listener, error) {
-	dir := filepath.Dir(path)
-	if err := privateDir(dir); err != nil {
-		return nil, fmt.Errorf("listen %s: %w", path, err)
-	}
-
-	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("listen %s: %w", path, err)
-	}
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		lock.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("listen %s: %w (its lock is held)", path, ErrDaemonRunning)
-		}
-		return nil, fmt.Errorf("listen %s: lock: %w", path, err)
-	}
-	fail := func(err error) (net.Listener, error) {
-		lock.Close()
-		return nil, fmt.Errorf("listen %s: %w", path, err)
-	}
-
-	if err := clearStale(path); err != nil {
-		return fail(err)
-	}
-	ul, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
-	if err != nil {
-		return fail(err)
-	}
-	ul.SetUnlinkOnClose(true)
-	if err := os.Chmod(path, 0o600); err != nil {
-		ul.Close()
-		return fail(err)
-	}
-	return &listener{UnixListener: ul, lock: lock, uid: os.Getuid(), path: path}, nil
-}
-
-// privateDir makes dir (and its parents) and ensures it is a real directory
-// of this user's with mode 0700.
-func privateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a directory (a symlink?); remove it", dir)
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
-		return fmt.Errorf("%s belongs to uid %d, not to you (uid %d); remove it", dir, st.Uid, os.Getuid())
-	}
-	if fi.Mode().Perm() != 0o700 {
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// clearStale removes a socket file at path that nobody listens on.
-func clearStale(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if fi.Mode().Type() != os.ModeSocket {
-		return fmt.Errorf("%s exists and is not a socket; remove it", path)
-	}
-	nc, err := net.DialTimeout("unix", path, time.Second)
-	if err == nil {
-		nc.Close()
-		return ErrDaemonRunning
-	}
-	if !errors.Is(err, syscall.ECONNREFUSED) {
-		return fmt.Errorf("probe existing socket: %w", err)
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove stale socket: %w", err)
-	}
-	return nil
-}
-
-// listener refuses connections from other users.
-type listener struct {
-	*net.UnixListener
-	lock *os.File
-	uid  int
-	path string
-
-	closeOnce sync.Once
-	closeErr  error
-}
-
-// Accept returns the next connection from this user; connections from any
-// other uid are closed and logged.
-func (l *listener) Accept() (net.Conn, error) {
-	for {
-		nc, err := l.AcceptUnix()
-		if err != nil {
-			return nil, err
-		}
-		uid, err := peerUID(nc)
-		if err == nil && uid == l.uid {
-			return nc, nil
-		}
-		slog.Default().Warn("rpc: refused a connection from another user",
-			"socket", l.path, "peerUID", uid, "err", err)
-		nc.Close()
-	}
-}
-
-// Close stops listening, removes the socket file and releases the lock.
-func (l *listener) Close() error {
-	l.closeOnce.Do(func() {
-		l.closeErr = l.UnixListener.Close()
-		l.lock.Close()
-	})
-	return l.closeErr
-}
 
 // DialError is the error of DialSocket.
 type DialError struct {
@@ -227,17 +37,14 @@ func (e *DialError) Is(target error) bool { return target == ErrNoDaemon && e.no
 
 func (e *DialError) Unwrap() error { return e.Err }
 
-func (e *DialError) noDaemon() bool {
-	return errors.Is(e.Err, syscall.ENOENT) || errors.Is(e.Err, syscall.ECONNREFUSED)
-}
+func (e *DialError) noDaemon() bool { return noDaemon(e.Err) }
 
 // DialSocket connects to the daemon's socket at path. Its error is a
 // *DialError: errors.Is(err, ErrNoDaemon) when there is no socket file or
 // nobody listens on it (start a daemon), otherwise a real failure (a
 // permission problem, ctx ended).
 func DialSocket(ctx context.Context, path string) (net.Conn, error) {
-	var d net.Dialer
-	nc, err := d.DialContext(ctx, "unix", path)
+	nc, err := dialUnix(ctx, path)
 	if err != nil {
 		return nil, &DialError{Path: path, Err: err}
 	}
@@ -246,7 +53,8 @@ func DialSocket(ctx context.Context, path string) (net.Conn, error) {
 
 // Home returns the Mnemo home directory, where the daemon's socket, store
 // and logs live: $MNEMO_HOME, else $XDG_DATA_HOME/mnemo, else
-// ~/.local/share/mnemo. Every Mnemo program resolves it the same way.
+// ~/.local/share/mnemo (on Windows %LocalAppData%\mnemo, see
+// defaultHome). Every Mnemo program resolves it the same way.
 func Home() (string, error) {
 	if h := os.Getenv("MNEMO_HOME"); h != "" {
 		return filepath.Abs(h)
@@ -254,9 +62,9 @@ func Home() (string, error) {
 	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
 		return filepath.Join(x, "mnemo"), nil
 	}
-	h, err := os.UserHomeDir()
+	h, err := defaultHome()
 	if err != nil {
 		return "", fmt.Errorf("find the Mnemo home: %w (set MNEMO_HOME)", err)
 	}
-	return filepath.Join(h, ".local", "share", "mnemo"), nil
+	return h, nil
 }

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -61,14 +60,6 @@ func (l *latency) report(b *testing.B) {
 	b.ReportMetric(ms(l.ds[len(l.ds)/2]), "p50-ms")
 	b.ReportMetric(ms(l.ds[len(l.ds)*9/10]), "p90-ms")
 	b.ReportMetric(ms(l.cpu)/float64(len(l.ds)), "cpu-ms/op")
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkSearch measures Index.Search on 10k and 100k memories, within one

@@ -1,7 +1,6 @@
 package claudecode
 
 import (
-	"bufio"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -18,8 +17,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/mnemo-dev/mnemo/rpc"
 )
@@ -80,8 +77,8 @@ func DaemonCommand(home string) []string { return rpc.DaemonCommand(mnemoBinary(
 
 func mnemoBinary() string {
 	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), "mnemo")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+		p := filepath.Join(filepath.Dir(exe), "mnemo"+exeSuffix)
+		if fi, err := os.Stat(p); err == nil && executable(fi) {
 			return p
 		}
 	}
@@ -354,27 +351,18 @@ type input struct {
 // answers, logs and reports false; the read is abandoned.
 //
 // A stdin that is a file (the hook's process: a pipe from Claude Code) is
-// read on this goroutine, each read after a poll(2) bounded by the wait;
-// any other reader on a goroutine of its own.
+// read on this goroutine where readFile can bound each read by the wait
+// (Unix: poll(2)); any other reader, and any file on Windows, on a goroutine
+// of its own, which is abandoned when the wait ends.
 func (h *hook) read(ctx context.Context) (input, bool) {
 	wait := h.start.Add(StdinWait)
 	if f, ok := h.cfg.Stdin.(*os.File); ok {
-		if rc, err := f.SyscallConn(); err == nil {
-			var in input
-			cerr := rc.Control(func(fd uintptr) {
-				// One read gets a payload of up to 64 KB, not the
-				// decoder's growing 512-byte steps.
-				r := bufio.NewReaderSize(&pollReader{fd: int(fd), deadline: wait, ctx: ctx}, 64<<10)
-				w, size, err := readPayload(r)
-				in = input{w, size, err}
-			})
-			if cerr == nil {
-				if !errors.Is(in.err, errStdinWait) {
-					return in, true
-				}
-				h.noPayload()
-				return input{}, false
+		if in, ok := readFile(ctx, f, wait); ok {
+			if !errors.Is(in.err, errStdinWait) {
+				return in, true
 			}
+			h.noPayload()
+			return input{}, false
 		}
 	}
 	done := make(chan input, 1)
@@ -402,46 +390,6 @@ func (h *hook) noPayload() {
 
 // errStdinWait is pollReader's error when its deadline or ctx ended first.
 var errStdinWait = errors.New("no payload on stdin in time")
-
-// pollReader reads the file descriptor fd, waiting with poll(2) for it to
-// be readable until deadline or until ctx ends (checked between reads), so
-// that a read never blocks past them. It leaves the descriptor's flags as
-// they are.
-type pollReader struct {
-	fd       int
-	deadline time.Time
-	ctx      context.Context
-}
-
-func (r *pollReader) Read(p []byte) (int, error) {
-	for {
-		if r.ctx.Err() != nil {
-			return 0, errStdinWait
-		}
-		left := time.Until(r.deadline)
-		if left <= 0 {
-			return 0, errStdinWait
-		}
-		fds := []unix.PollFd{{Fd: int32(r.fd), Events: unix.POLLIN}}
-		n, err := unix.Poll(fds, int(min(left, 100*time.Millisecond)/time.Millisecond)+1)
-		if errors.Is(err, unix.EINTR) || (err == nil && n == 0) {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		k, err := unix.Read(r.fd, p)
-		switch {
-		case errors.Is(err, unix.EINTR), errors.Is(err, unix.EAGAIN):
-			continue
-		case err != nil:
-			return 0, err
-		case k == 0:
-			return 0, io.EOF
-		}
-		return k, nil
-	}
-}
 
 // readPayload decodes one JSON object from r, in any host's dialect,
 // reading at most MaxPayloadBytes. A field of an unexpected type is left

@@ -11,9 +11,10 @@ import (
 	"time"
 )
 
-// HookBinary is the base name of the hook executable. Install and
-// Uninstall recognize Mnemo's hooks by it, wherever the binary lives.
-const HookBinary = "mnemo-hook"
+// HookBinary is the base name of the hook executable (mnemo-hook.exe on
+// Windows). Install and Uninstall recognize Mnemo's hooks by it, wherever
+// the binary lives.
+const HookBinary = "mnemo-hook" + exeSuffix
 
 // Installer errors.
 var (

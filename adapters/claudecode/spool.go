@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -40,7 +39,7 @@ const ingesting = ".ingesting-"
 
 // AppendSpool appends e to the spool at path as one line, durably: it
 // opens the file for appending (creating it and its folder, 0600 in 0700),
-// takes an exclusive flock, and checks that the file it holds is still the
+// takes an exclusive lock (lockFile), and checks that the file it holds is still the
 // one at path (TakeSpool renames the spool away under the same lock; if it
 // did, AppendSpool opens the new one). It then writes the line, fsyncs
 // (and fsyncs the folder when it created the file) and unlocks.
@@ -73,10 +72,10 @@ func appendOnce(path string, line []byte) (bool, error) {
 		return false, fmt.Errorf("spool: %w", err)
 	}
 	defer f.Close()
-	if err := flock(f, syscall.LOCK_EX); err != nil {
+	if err := lockFile(f); err != nil {
 		return false, fmt.Errorf("spool: lock: %w", err)
 	}
-	defer flock(f, syscall.LOCK_UN)
+	defer unlockFile(f)
 	if same, err := isFileAt(f, path); err != nil || !same {
 		return false, err
 	}
@@ -98,14 +97,14 @@ func appendOnce(path string, line []byte) (bool, error) {
 // whether it created it.
 func openAppend(path string) (*os.File, bool, error) {
 	for {
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+		f, err := openFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err == nil {
 			return f, false, nil
 		}
 		if !errors.Is(err, os.ErrNotExist) {
 			return nil, false, err
 		}
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err = openFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
 			return f, true, nil
 		}
@@ -129,24 +128,6 @@ func isFileAt(f *os.File, path string) (bool, error) {
 		return false, fmt.Errorf("spool: %w", err)
 	}
 	return os.SameFile(held, now), nil
-}
-
-func flock(f *os.File, how int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), how)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }
 
 // CorruptSpoolError lists the spool lines TakeSpool skipped: lines that
@@ -234,7 +215,7 @@ func TakeSpool(path string) (entries []SpoolEntry, done func() error, err error)
 // under its lock.
 func takeLive(path string) error {
 	for range 100 {
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		f, err := openFile(path, os.O_RDWR, 0)
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
@@ -243,10 +224,10 @@ func takeLive(path string) error {
 		}
 		taken, err := func() (bool, error) {
 			defer f.Close()
-			if err := flock(f, syscall.LOCK_EX); err != nil {
+			if err := lockFile(f); err != nil {
 				return false, fmt.Errorf("spool: lock: %w", err)
 			}
-			defer flock(f, syscall.LOCK_UN)
+			defer unlockFile(f)
 			same, err := isFileAt(f, path)
 			if err != nil || !same {
 				return false, err

@@ -17,8 +17,9 @@ import (
 //go:embed plugin/mnemo.js
 var pluginJS []byte
 
-// HookBinary is the base name of the hook executable the plugin runs.
-const HookBinary = "mnemo-hook"
+// HookBinary is the base name of the hook executable the plugin runs
+// (mnemo-hook.exe on Windows).
+const HookBinary = "mnemo-hook" + exeSuffix
 
 // PluginName is the plugin file's name in OpenCode's plugins folder.
 const PluginName = "mnemo.js"

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command mnemo-bench measures Mnemo against the budgets of its design
 // (DESIGN §9) and prints one table. It builds only the empty Go program
 // the hook is measured against (into its temporary folder); it runs the
@@ -10,6 +12,10 @@
 //
 // The data sets (10k and 100k generated observations, with vectors) are
 // written once under -cache and imported with `mnemo import` on every run.
+//
+// It is built for Unix only (process groups, SIGTERM, getrusage), and its
+// memory rows read /proc/<pid>/status: the whole table needs Linux, the
+// machine the budgets were set on. Mnemo itself builds for Windows too.
 package main
 
 import (

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command mnemo-soak runs Mnemo under load and faults for a bounded time,
 // then checks that nothing was lost or stored twice. Against one Mnemo
 // home, in parallel:
@@ -29,6 +31,10 @@
 //
 // Everything runs on this machine: the socket is a Unix socket, nothing
 // listens on a network.
+//
+// It is built for Unix only: its faults are signals (SIGKILL, SIGSTOP and
+// SIGCONT), and -steady samples the daemon's memory from /proc/<pid>/status,
+// which needs Linux. Mnemo itself builds for Windows too.
 package main
 
 import (

@@ -52,7 +52,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 		// Errors are printed once, by Run; cli must not call os.Exit.
 		ExitErrHandler: func(*cli.Context, error) {},
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "home", Usage: "the Mnemo home (default: $MNEMO_HOME, else ${XDG_DATA_HOME:-~/.local/share}/mnemo)"},
+			&cli.StringFlag{Name: "home", Usage: "the Mnemo home (default: $MNEMO_HOME, else ${XDG_DATA_HOME:-~/.local/share}/mnemo; Windows: %LocalAppData%\\mnemo)"},
 			&cli.StringFlag{Name: "log-level", Value: "info", Usage: "debug, info, warn or error", EnvVars: []string{"MNEMO_LOG_LEVEL"}},
 		},
 		Commands: []*cli.Command{
@@ -87,7 +87,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 }
 
 // homeDir is --home, else rpc.Home(): $MNEMO_HOME, else
-// ${XDG_DATA_HOME:-~/.local/share}/mnemo.
+// ${XDG_DATA_HOME:-~/.local/share}/mnemo (on Windows %LocalAppData%\mnemo).
 func homeDir(c *cli.Context) (string, error) {
 	if h := c.String("home"); h != "" {
 		return filepath.Abs(h)

@@ -10,7 +10,6 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -260,7 +259,9 @@ func withDaemon(c *cli.Context, start bool, fn func(context.Context, *client.Cli
 	return fn(c.Context, client.New(cl))
 }
 
-// stopDaemon sends the daemon SIGTERM and waits for its socket to go.
+// stopDaemon stops the daemon (stopProcess: SIGTERM on Unix, which it
+// answers with an orderly shutdown; killed on Windows) and waits up to 10s
+// for its process to be gone.
 func stopDaemon(ctx context.Context, home string, out interface{ Write([]byte) (int, error) }) error {
 	cl, err := connectDaemon(ctx, home, slog.New(slog.DiscardHandler), rpc.ClientCLI, false)
 	if errors.Is(err, rpc.ErrNoDaemon) {
@@ -275,12 +276,12 @@ func stopDaemon(ctx context.Context, home string, out interface{ Write([]byte) (
 	if err != nil {
 		return err
 	}
-	if err := syscall.Kill(st.PID, syscall.SIGTERM); err != nil {
+	if err := stopProcess(st.PID); err != nil {
 		return fmt.Errorf("signal daemon %d: %w", st.PID, err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if syscall.Kill(st.PID, 0) != nil {
+		if !processRunning(st.PID) {
 			fmt.Fprintf(out, "daemon %d stopped\n", st.PID)
 			return nil
 		}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -77,6 +76,14 @@ func stopDaemon(t *testing.T, env *testEnv) {
 	cmd := exec.Command(mnemoBin, "daemon", "stop")
 	cmd.Env = env.environ()
 	cmd.Run()
+}
+
+// killProcess kills the process pid at once (SIGKILL on Unix).
+func killProcess(pid int) {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Kill()
+		p.Release()
+	}
 }
 
 type status struct {
@@ -188,7 +195,7 @@ func TestDaemonKilledWhileHooksFire(t *testing.T) {
 		wg.Go(func() {
 			for e := range each {
 				if w == 0 && e == each/2 {
-					syscall.Kill(first.PID, syscall.SIGKILL)
+					killProcess(first.PID)
 					close(killed)
 				}
 				r := runHook(env, "PostToolUse", toolPayload(env, fmt.Sprintf("cc-kill-%d", w), fmt.Sprintf("w%d/file%d.go", w, e)))
@@ -311,7 +318,7 @@ func TestDaemonKilledWithQueuedEvents(t *testing.T) {
 	if err := cl.Call(ctx, memory.MethodStatus, nil, &before); err != nil {
 		t.Fatal(err)
 	}
-	syscall.Kill(first.PID, syscall.SIGKILL)
+	killProcess(first.PID)
 	cl.Close()
 	queuedAtKill := before.Counts.Queued
 	st := waitObservations(t, env, events, 60*time.Second)

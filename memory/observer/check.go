@@ -63,6 +63,7 @@ func checkClaude(ctx context.Context, o Options) error {
 	cmd.Dir = o.WorkDir
 	cmd.Env = c.env()
 	cmd.WaitDelay = time.Second
+	noWindow(cmd)
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("%s --version: %w", bin, err)

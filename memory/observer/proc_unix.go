@@ -20,3 +20,6 @@ func killGroup(cmd *exec.Cmd) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
 }
+
+// noWindow leaves cmd as it is: only Windows opens a console for a child.
+func noWindow(*exec.Cmd) {}

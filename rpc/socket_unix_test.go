@@ -1,3 +1,5 @@
+//go:build unix
+
 package rpc_test
 
 import (
@@ -13,7 +15,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mnemo-dev/mnemo/rpc"
 )
@@ -347,15 +348,6 @@ func mustMode(t *testing.T, path string, want os.FileMode) {
 	}
 }
 
-func mustExecutable(t *testing.T) string {
-	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exe
-}
-
 func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	t.Helper()
 	src, err := os.Open(from)
@@ -373,30 +365,4 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	if err := dst.Close(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// childDialExpectClosed connects to RPC_TEST_SOCKET and expects the server
-// to close the connection without a word.
-func childDialExpectClosed() int {
-	path := os.Getenv("RPC_TEST_SOCKET")
-	nc, err := net.Dial("unix", path)
-	if err != nil {
-		fmt.Println("dial:", err)
-		return 3
-	}
-	defer nc.Close()
-	body := `{"jsonrpc":"2.0","id":1,"method":"sum","params":{"a":1,"b":2}}`
-	_, _ = fmt.Fprintf(nc, "Content-Length: %d\r\n\r\n%s", len(body), body)
-	_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
-	buf := make([]byte, 512)
-	n, err := nc.Read(buf)
-	if n > 0 {
-		fmt.Printf("served: %q\n", buf[:n])
-		return 4
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) {
-		return 0
-	}
-	fmt.Println("read:", err)
-	return 5
 }

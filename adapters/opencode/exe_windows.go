@@ -1,0 +1,4 @@
+package opencode
+
+// exeSuffix ends the name of an executable file.
+const exeSuffix = ".exe"

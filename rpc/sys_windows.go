@@ -1,0 +1,52 @@
+package rpc
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"syscall"
+
+	"golang.org/x/sys/windows"
+)
+
+// tryLock takes an exclusive LockFileEx lock on all of f if nobody holds
+// one, and reports false when another handle does. The lock goes with the
+// handle's close (or the process's end).
+func tryLock(f *os.File) (bool, error) {
+	err := windows.LockFileEx(windows.Handle(f.Fd()),
+		windows.LOCKFILE_EXCLUSIVE_LOCK|windows.LOCKFILE_FAIL_IMMEDIATELY, 0, ^uint32(0), ^uint32(0), new(windows.Overlapped))
+	if errors.Is(err, windows.ERROR_LOCK_VIOLATION) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// unlock releases tryLock's lock.
+func unlock(f *os.File) error {
+	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, ^uint32(0), ^uint32(0), new(windows.Overlapped))
+}
+
+// detach starts cmd with no console (DETACHED_PROCESS: no window opens, and
+// the closing of the caller's console does not reach it) in a process group
+// of its own (CREATE_NEW_PROCESS_GROUP: a Ctrl+C in the caller's console is
+// not delivered to it).
+func detach(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		CreationFlags: windows.CREATE_NEW_PROCESS_GROUP | windows.DETACHED_PROCESS,
+		HideWindow:    true,
+	}
+}
+
+// acceptRetry reports an Accept error worth a pause and a retry: no socket
+// or buffer left, or a connection aborted or reset before it was accepted.
+func acceptRetry(err error) bool {
+	return errors.Is(err, windows.WSAEMFILE) || errors.Is(err, windows.WSAENOBUFS) ||
+		errors.Is(err, windows.WSAECONNABORTED) || errors.Is(err, windows.WSAECONNRESET)
+}
+
+// peerGone reports an I/O error that says the other end closed or reset
+// the connection: Winsock's codes on the socket, the pipe's on stdio.
+func peerGone(err error) bool {
+	return errors.Is(err, windows.WSAECONNRESET) || errors.Is(err, windows.WSAECONNABORTED) ||
+		errors.Is(err, windows.ERROR_BROKEN_PIPE) || errors.Is(err, windows.ERROR_NO_DATA)
+}
