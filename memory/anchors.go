@@ -20,6 +20,10 @@ type FileAnchor struct {
 	// the region is still there while every one of them is a line of the
 	// file. A read has none.
 	Region []uint32 `json:"region,omitempty"`
+	// Removed is the text an edit replaced, hashed the same way: an edit
+	// whose Region is an earlier one's Removed and the other way round
+	// undid it (Observation.Reverted).
+	Removed []uint32 `json:"removed,omitempty"`
 }
 
 // The states of an observation's anchors (Observation.State, Hit.State):
@@ -33,4 +37,8 @@ const (
 	// StateGone: a file it saw is gone, or the text it wrote is no longer
 	// in the file.
 	StateGone = "gone"
+	// StateReverted: an edit undone later in its session, or the edit
+	// that undid it (Observation.Reverted): a dead end, never given as a
+	// fact.
+	StateReverted = "reverted"
 )

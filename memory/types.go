@@ -121,6 +121,9 @@ type Observation struct {
 	// never stored; "" when it has no anchors.
 	FileAnchors []FileAnchor `json:"fileAnchors,omitempty"`
 	State       string       `json:"state,omitempty"`
+	// Reverted links an edit undone later in its session and the edit
+	// that undid it, each to the other: both are StateReverted.
+	Reverted uint64 `json:"reverted,omitzero"`
 	// Pinned keeps the observation in every SessionStart context of its
 	// project, first, whatever its age (mnemo/pin).
 	Pinned bool `json:"pinned,omitzero"`

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -12,9 +13,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/dgraph-io/badger/v4"
 
 	"github.com/mnemo-dev/mnemo/memory"
 )
@@ -46,10 +50,12 @@ func fileAnchors(ev *memory.Event) []memory.FileAnchor {
 		FilePath     string `json:"file_path"`
 		Path         string `json:"path"`
 		NotebookPath string `json:"notebook_path"`
+		OldString    string `json:"old_string"`
 		NewString    string `json:"new_string"`
 		Content      string `json:"content"`
 		NewSource    string `json:"new_source"`
 		Edits        []struct {
+			OldString string `json:"old_string"`
 			NewString string `json:"new_string"`
 		} `json:"edits"`
 	}
@@ -72,28 +78,35 @@ func fileAnchors(ev *memory.Event) []memory.FileAnchor {
 		return nil
 	}
 	a := memory.FileAnchor{File: memory.RelPath(ev.Cwd, abs), Path: abs, Size: facts.size, Hash: facts.hash, Blob: facts.blob}
-	var wrote []string
+	var wrote, removed []string
 	switch {
-	case in.NewString != "":
-		wrote = append(wrote, in.NewString)
+	case in.NewString != "" || in.OldString != "":
+		wrote, removed = append(wrote, in.NewString), append(removed, in.OldString)
 	case len(in.Edits) > 0:
 		for _, e := range in.Edits {
-			wrote = append(wrote, e.NewString)
+			wrote, removed = append(wrote, e.NewString), append(removed, e.OldString)
 		}
 	case in.Content != "":
 		wrote = append(wrote, in.Content)
 	case in.NewSource != "":
 		wrote = append(wrote, in.NewSource)
 	}
-	for _, w := range wrote {
-		for _, h := range lineHashes(w) {
-			if len(a.Region) >= maxRegionLines {
-				break
+	a.Region, a.Removed = regionOf(wrote), regionOf(removed)
+	return []memory.FileAnchor{a}
+}
+
+// regionOf hashes the lines of texts, at most maxRegionLines.
+func regionOf(texts []string) []uint32 {
+	var out []uint32
+	for _, t := range texts {
+		for _, h := range lineHashes(t) {
+			if len(out) >= maxRegionLines {
+				return out
 			}
-			a.Region = append(a.Region, h)
+			out = append(out, h)
 		}
 	}
-	return []memory.FileAnchor{a}
+	return out
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -210,6 +223,9 @@ const maxCheckedFiles = 4096
 // state is how what o saw compares with its files now: the worst of its
 // anchors, "" when it has none.
 func (c *anchorCheck) state(o *memory.Observation) string {
+	if o.Reverted != 0 {
+		return memory.StateReverted
+	}
 	if len(o.FileAnchors) == 0 {
 		return ""
 	}
@@ -284,7 +300,7 @@ const maxLeft = 20
 
 // goneReason says why a gone observation was left out of a context.
 func goneReason(o *memory.Observation) string {
-	return "left out: gone (" + anchorNote(o) + ")"
+	return "left out: " + o.State + " (" + anchorNote(o) + ")"
 }
 
 // anchorNote names the files an observation's state comes from.
@@ -294,10 +310,72 @@ func anchorNote(o *memory.Observation) string {
 		files = append(files, a.File)
 	}
 	switch o.State {
+	case memory.StateReverted:
+		return "undone in its session: #" + strconv.FormatUint(o.Reverted, 10)
 	case memory.StateGone:
 		return "what it saw of " + strings.Join(files, ", ") + " is no longer there"
 	case memory.StateChanged:
 		return strings.Join(files, ", ") + " changed since; what it wrote is still there"
 	}
 	return strings.Join(files, ", ")
+}
+
+// revertLookback is how many of a session's newest observations an edit
+// is compared with to find the one it undid.
+const revertLookback = 50
+
+// markReverted finds, among the session's newest observations, the edit
+// that o undoes (its file's region is what o removed, and what it removed
+// is o's region) and links the two (Observation.Reverted), rewriting the
+// earlier one in txn. It returns the earlier one, or nil.
+func (s *database) markReverted(txn *badger.Txn, sid uint64, o *memory.Observation) (*memory.Observation, error) {
+	var undo []memory.FileAnchor
+	for _, a := range o.FileAnchors {
+		if len(a.Region) > 0 || len(a.Removed) > 0 {
+			undo = append(undo, a)
+		}
+	}
+	if len(undo) == 0 || o.Reverted != 0 {
+		return nil, nil
+	}
+	var found *memory.Observation
+	n := 0
+	err := scan(txn, key(pObsSession, be64(sid)), true, func(item *badger.Item) error {
+		if n++; n > revertLookback {
+			return errStop
+		}
+		k := item.Key()
+		p, err := s.observation(txn, binary.BigEndian.Uint64(k[len(k)-8:]))
+		if err != nil {
+			return err
+		}
+		if p.Reverted != 0 || p.ID == o.ID {
+			return nil
+		}
+		for _, b := range p.FileAnchors {
+			for _, a := range undo {
+				if a.File == b.File && sameLines(a.Region, b.Removed) && sameLines(a.Removed, b.Region) {
+					found = p
+					return errStop
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || found == nil {
+		return nil, err
+	}
+	found.Reverted, o.Reverted = o.ID, found.ID
+	return found, setJSON(txn, idKey(pObs, found.ID), found)
+}
+
+// sameLines reports whether two regions hold the same lines.
+func sameLines(a, b []uint32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }

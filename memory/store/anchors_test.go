@@ -167,3 +167,40 @@ func TestBackfilledEventsHaveNoAnchors(t *testing.T) {
 }
 
 func itoa(n uint64) string { return strconv.FormatUint(n, 10) }
+
+// An edit undone later in its session, with nothing after it: both the
+// attempt and the undo are marked reverted, linked to each other, and
+// neither is given to the next session; the file is as it was.
+func TestUndoneEditIsReverted(t *testing.T) {
+	project := filepath.Join(t.TempDir(), "calc")
+	os.MkdirAll(project, 0o700)
+	path := filepath.Join(project, "calc.py")
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	promptIn(t, m, "cc-u", project, "try a faster mul")
+	write(t, path, "def mul(a, b):\n    return sum([a] * b)\n")
+	edit(t, m, "cc-u", project, path, "    return a * b", "    return sum([a] * b)")
+	write(t, path, "def mul(a, b):\n    return a * b\n")
+	edit(t, m, "cc-u", project, path, "    return sum([a] * b)", "    return a * b")
+	waitIdle(t, m)
+	s, err := m.Search(ctx, memory.SearchParams{Project: "calc"})
+	if err != nil || len(s.Hits) != 2 {
+		t.Fatalf("search: %v %+v", err, s)
+	}
+	for _, h := range s.Hits {
+		if h.State != memory.StateReverted {
+			t.Errorf("#%d %q: state %q, want reverted", h.ID, h.Title, h.State)
+		}
+	}
+	g, _ := m.Get(ctx, memory.IDsParams{IDs: []uint64{s.Hits[0].ID, s.Hits[1].ID}})
+	if g.Observations[0].Reverted != g.Observations[1].ID || g.Observations[1].Reverted != g.Observations[0].ID {
+		t.Errorf("not linked: %d→%d, %d→%d", g.Observations[0].ID, g.Observations[0].Reverted, g.Observations[1].ID, g.Observations[1].Reverted)
+	}
+	c, err := m.Context(ctx, memory.ContextParams{Project: "calc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.ObservationIDs) != 0 || len(c.Left) != 2 || !strings.Contains(c.Left[0].Reason, "reverted") {
+		t.Errorf("ids %v, left %+v, context:\n%s", c.ObservationIDs, c.Left, c.Context)
+	}
+}

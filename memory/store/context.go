@@ -182,7 +182,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			return nil // the newest of the same title stands for all
 		}
 		// What no longer holds is not given as a fact.
-		if o.State = m.anchors.state(o); o.State == memory.StateGone {
+		if o.State = m.anchors.state(o); o.State == memory.StateGone || o.State == memory.StateReverted {
 			if len(inj.Left) < maxLeft {
 				inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: goneReason(o)})
 			}

@@ -284,9 +284,25 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 		}
 		for i := range obs {
 			o := obs[i]
+			// An edit that undoes an earlier one of its session marks both.
+			undone, err := m.store.markReverted(txn, sess.ID, &o)
+			if err != nil {
+				return err
+			}
+			if undone != nil {
+				changes = append(changes, observationChange(undone))
+			}
 			ok, err := m.store.putObservation(txn, &o)
 			if err != nil {
 				return err
+			}
+			if !ok && undone != nil {
+				// Not stored (the same note again): the earlier edit was
+				// not undone by a record.
+				undone.Reverted = 0
+				if err := setJSON(txn, idKey(pObs, undone.ID), undone); err != nil {
+					return err
+				}
 			}
 			if !ok {
 				unstored = append(unstored, o.ID)

@@ -627,6 +627,8 @@ func FormatObservation(o *memory.Observation) string {
 		b.WriteString(" · changed: its file changed since, what it wrote is still there")
 	case memory.StateGone:
 		b.WriteString(" · gone: what it saw is no longer in the code")
+	case memory.StateReverted:
+		fmt.Fprintf(&b, " · reverted: undone in its session (#%d)", o.Reverted)
 	}
 	b.WriteString("\n")
 	if o.Subtitle != "" {
@@ -683,6 +685,8 @@ func StateMark(state string) string {
 		return " [changed since]"
 	case memory.StateGone:
 		return " [gone]"
+	case memory.StateReverted:
+		return " [reverted]"
 	}
 	return ""
 }

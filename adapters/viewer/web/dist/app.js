@@ -276,7 +276,7 @@ class Viewer {
         const edits = el("ul", "edits");
         for (const e of o.edits ?? [])
             edits.append(el("li", undefined, `until ${when(e.time)}: ${e.title}${e.narrative ? " — " + e.narrative : ""}`));
-        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")), o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null, o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null, o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), edits.childElementCount ? section("Before it was corrected", edits) : null, el("p", "actions", undefined, correct, pin, forget, around, session)));
+        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")), o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null, o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null, o.state === "reverted" ? el("p", "state-note s-reverted", `Undone in its session (#${o.reverted ?? ""}): a dead end, never given as a fact.`) : null, o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), edits.childElementCount ? section("Before it was corrected", edits) : null, el("p", "actions", undefined, correct, pin, forget, around, session)));
     }
     // correctForm lets a person correct a record's title and text; the
     // memory keeps what it said before.
@@ -512,9 +512,10 @@ class Viewer {
 }
 // stateBadge marks a record whose code changed or is gone since.
 function stateBadge(state) {
-    if (state !== "changed" && state !== "gone")
+    const text = { changed: " changed since", gone: " gone", reverted: " reverted" };
+    if (!state || !text[state])
         return null;
-    return el("span", `state s-${state}`, state === "changed" ? " changed since" : " gone");
+    return el("span", `state s-${state}`, text[state]);
 }
 function fill(sel, values, all) {
     const keep = sel.value;

@@ -16,6 +16,7 @@ interface Observation {
   anchor?: { file: string; startLine: number; endLine: number };
   pinned?: boolean;
   state?: string;
+  reverted?: number;
   edits?: { time: string; title: string; subtitle?: string; narrative?: string; facts?: string[] }[];
 }
 interface Session {
@@ -280,6 +281,7 @@ class Viewer {
       el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")),
       o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null,
       o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null,
+      o.state === "reverted" ? el("p", "state-note s-reverted", `Undone in its session (#${o.reverted ?? ""}): a dead end, never given as a fact.`) : null,
       o.subtitle ? el("p", "subtitle", o.subtitle) : null,
       o.request ? section("Asked", el("blockquote", undefined, o.request)) : null,
       o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null,
@@ -528,8 +530,9 @@ class Viewer {
 
 // stateBadge marks a record whose code changed or is gone since.
 function stateBadge(state?: string): HTMLElement | null {
-  if (state !== "changed" && state !== "gone") return null;
-  return el("span", `state s-${state}`, state === "changed" ? " changed since" : " gone");
+  const text: Record<string, string> = { changed: " changed since", gone: " gone", reverted: " reverted" };
+  if (!state || !text[state]) return null;
+  return el("span", `state s-${state}`, text[state]);
 }
 
 function fill(sel: HTMLSelectElement, values: string[], all: string): void {
