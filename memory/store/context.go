@@ -91,9 +91,6 @@ func scoreContext(obs []memory.Observation, recent map[string]bool, under string
 		}
 		c.score = recency * w
 		c.reasons = append(c.reasons, fmt.Sprintf("%s, #%d newest", o.Type, rank+1))
-		if o.State == memory.StateChanged {
-			c.reasons = append(c.reasons, "marked changed: "+anchorNote(&o))
-		}
 		for _, f := range o.Files() {
 			if recent[f] {
 				c.score += 0.5
@@ -181,8 +178,10 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		if title == "" || seen[title] || isPinned[o.ID] {
 			return nil // the newest of the same title stands for all
 		}
-		// What no longer holds is not given as a fact.
-		if o.State = m.anchors.state(o); o.State == memory.StateGone || o.State == memory.StateReverted {
+		// A dead end is not given as a fact (its files are checked below,
+		// for the candidates that would be given).
+		if o.Reverted != 0 {
+			o.State = memory.StateReverted
 			if len(inj.Left) < maxLeft {
 				inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: goneReason(o)})
 			}
@@ -232,6 +231,21 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	}
 	var picked []candidate
 	for _, c := range scoreContext(pool, recent, subdirOf(cwd)) {
+		// What no longer holds is not given as a fact, what changed is
+		// marked: checked in the order of worth, only as far as the
+		// budget goes.
+		switch c.o.State = m.anchors.state(&c.o); c.o.State {
+		case memory.StateGone:
+			if len(inj.Left) < maxLeft {
+				inj.Left = append(inj.Left, memory.InjectionItem{ID: c.o.ID, Reason: goneReason(&c.o)})
+			}
+			continue
+		case memory.StateChanged:
+			c.reasons = append(c.reasons, "marked changed: "+anchorNote(&c.o))
+		}
+		if used >= budget {
+			break
+		}
 		row := contextRow(&c.o)
 		if used+len(row) > budget {
 			continue // a shorter row may still fit
