@@ -69,30 +69,62 @@ export function registerAgentFeatures(
   const disposables: { dispose(): unknown }[] = [];
   const features: AgentFeatures = { tools: [], mcp: false, participant: false };
 
-  const { LanguageModelToolResult, LanguageModelTextPart } = api;
-  const registerTool = api.lm?.registerTool;
-  if (registerTool !== undefined && LanguageModelToolResult !== undefined && LanguageModelTextPart !== undefined) {
-    for (const name of Object.values(Tool)) {
+  // A function that is there may still refuse to run: a proposed API this extension may
+  // not use throws when called. Either way the feature is left out and the rest goes on.
+  const attempt = (what: string, register: () => void): boolean => {
+    try {
+      register();
+      return true;
+    } catch (error) {
+      sidecar.output.info(`${what} is not available in this VS Code: ${describe(error)}`);
+      return false;
+    }
+  };
+
+  const { lm, chat, LanguageModelToolResult, LanguageModelTextPart, McpStdioServerDefinition } = api;
+  if (lm?.registerTool !== undefined && LanguageModelToolResult !== undefined && LanguageModelTextPart !== undefined) {
+    const registerTool = lm.registerTool.bind(lm);
+    attempt('vscode.lm.registerTool', () => {
+      for (const name of Object.values(Tool)) {
+        disposables.push(
+          registerTool(name, {
+            prepareInvocation: (options) => ({ invocationMessage: invocationMessage(name, options.input) }),
+            invoke: async (options) => {
+              const text = await runTool(name, options.input, {
+                request: (method, params) => sidecar.request(method, params),
+                cwd: sidecar.cwd,
+              });
+              return new LanguageModelToolResult([new LanguageModelTextPart(text)]);
+            },
+          }),
+        );
+        features.tools.push(name);
+      }
+    });
+  }
+
+  if (lm?.registerMcpServerDefinitionProvider !== undefined && McpStdioServerDefinition !== undefined) {
+    const registerMcp = lm.registerMcpServerDefinitionProvider.bind(lm);
+    const changed = new vscode.EventEmitter<void>();
+    features.mcp = attempt('vscode.lm.registerMcpServerDefinitionProvider', () => {
       disposables.push(
-        registerTool(name, {
-          prepareInvocation: (options) => ({ invocationMessage: invocationMessage(name, options.input) }),
-          invoke: async (options) => {
-            const text = await runTool(name, options.input, {
-              request: (method, params) => sidecar.request(method, params),
-              cwd: sidecar.cwd,
-            });
-            return new LanguageModelToolResult([new LanguageModelTextPart(text)]);
+        registerMcp(MCP_PROVIDER_ID, {
+          onDidChangeMcpServerDefinitions: changed.event,
+          provideMcpServerDefinitions: () => {
+            const launch = sidecar.launch;
+            if (launch === undefined) {
+              return [];
+            }
+            const mcp = mcpLaunch(launch.command, launch.env);
+            const server = new McpStdioServerDefinition('Mnemo', mcp.command, mcp.args, mcp.env, version);
+            if (sidecar.cwd !== undefined) {
+              server.cwd = vscode.Uri.file(sidecar.cwd);
+            }
+            return [server];
           },
         }),
       );
-      features.tools.push(name);
-    }
-  }
-
-  const registerMcp = api.lm?.registerMcpServerDefinitionProvider;
-  const McpStdioServerDefinition = api.McpStdioServerDefinition;
-  if (registerMcp !== undefined && McpStdioServerDefinition !== undefined) {
-    const changed = new vscode.EventEmitter<void>();
+    });
     disposables.push(
       changed,
       sidecar.onDidChangeState((state) => {
@@ -100,33 +132,18 @@ export function registerAgentFeatures(
           changed.fire();
         }
       }),
-      registerMcp(MCP_PROVIDER_ID, {
-        onDidChangeMcpServerDefinitions: changed.event,
-        provideMcpServerDefinitions: () => {
-          const launch = sidecar.launch;
-          if (launch === undefined) {
-            return [];
-          }
-          const mcp = mcpLaunch(launch.command, launch.env);
-          const server = new McpStdioServerDefinition('Mnemo', mcp.command, mcp.args, mcp.env, version);
-          if (sidecar.cwd !== undefined) {
-            server.cwd = vscode.Uri.file(sidecar.cwd);
-          }
-          return [server];
-        },
-      }),
     );
-    features.mcp = true;
   }
 
-  const createChatParticipant = api.chat?.createChatParticipant;
-  if (createChatParticipant !== undefined) {
-    const participant = createChatParticipant(PARTICIPANT_ID, (request, _context, stream) =>
-      answer(sidecar, request.prompt, stream),
-    );
-    participant.iconPath = vscode.Uri.file(path.join(extensionPath, 'media', 'mnemo.svg'));
-    disposables.push(participant);
-    features.participant = true;
+  if (chat?.createChatParticipant !== undefined) {
+    const createChatParticipant = chat.createChatParticipant.bind(chat);
+    features.participant = attempt('vscode.chat.createChatParticipant', () => {
+      const participant = createChatParticipant(PARTICIPANT_ID, (request, _context, stream) =>
+        answer(sidecar, request.prompt, stream),
+      );
+      participant.iconPath = vscode.Uri.file(path.join(extensionPath, 'media', 'mnemo.svg'));
+      disposables.push(participant);
+    });
   }
 
   const said = [

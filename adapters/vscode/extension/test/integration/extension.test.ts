@@ -26,6 +26,7 @@ import {
   type TextDocument,
   Uri,
   env,
+  lm,
   stub,
   workspace,
 } from '../vscode-stub/vscode';
@@ -174,6 +175,32 @@ describe('extension without a usable sidecar', () => {
     assert.equal(errors().length, 1, JSON.stringify(stub.messages));
     assert.match(errors()[0]?.message ?? '', /broken-mnemo could not start: mnemo: data directory is locked$/u);
     assert.deepEqual(errors()[0]?.items, ['Show Log', 'Open Settings']);
+  });
+
+  it('an agent API that refuses to run is left out; the extension still activates', async () => {
+    const original = lm.registerMcpServerDefinitionProvider;
+    lm.registerMcpServerDefinitionProvider = () => {
+      throw new Error("Extension 'mnemo-dev.mnemo' CANNOT use API proposal: mcpConfigurationProvider");
+    };
+    try {
+      const running = activate(undefined, { 'mnemo.path': '/nonexistent/mnemo' });
+      try {
+        assert.equal(await running.api.ready, false);
+        assert.deepEqual(running.api.agent, {
+          tools: ['mnemo_search', 'mnemo_timeline', 'mnemo_get_observations', 'mnemo_remember'],
+          mcp: false,
+          participant: true,
+        });
+        assert.match(channel().text(), /vscode\.lm\.registerMcpServerDefinitionProvider is not available in this VS Code: .*CANNOT use API proposal/u);
+        assert.match(channel().text(), /Agent features: tools mnemo_search, .*; no MCP server provider .*; @mnemo in the chat/u);
+        assert.ok(stub.commands.has('mnemo.openViewer'));
+        assert.deepEqual(stub.messages, []);
+      } finally {
+        await deactivate(running);
+      }
+    } finally {
+      lm.registerMcpServerDefinitionProvider = original;
+    }
   });
 
   it('no folder open: waits without starting anything', async () => {

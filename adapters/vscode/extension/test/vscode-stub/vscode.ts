@@ -873,12 +873,13 @@ export const extensions = {
 };
 
 // The APIs newer than the extension's engine, as VS Code 1.101 has them.
+// Arrow functions: a test may swap one out (an API that refuses to run).
 export const lm = {
-  registerTool(name: string, tool: StubTool): Disposable {
+  registerTool: (name: string, tool: StubTool): Disposable => {
     stub.tools.set(name, tool);
     return new Disposable(() => stub.tools.delete(name));
   },
-  registerMcpServerDefinitionProvider(id: string, provider: StubMcpProvider): Disposable {
+  registerMcpServerDefinitionProvider: (id: string, provider: StubMcpProvider): Disposable => {
     stub.mcpProviders.set(id, provider);
     return new Disposable(() => stub.mcpProviders.delete(id));
   },
