@@ -629,7 +629,7 @@ describe('extension with the shared daemon', () => {
   const bin = process.env.MNEMO_BIN !== undefined && process.env.MNEMO_BIN !== '' ? path.resolve(process.env.MNEMO_BIN) : undefined;
   const skip = sidecarUnavailable(bin);
 
-  it('remote=auto: the sidecar forwards to a daemon that outlives the editor', { skip: skip ?? false, timeout: 120_000 }, async (t) => {
+  it('remote=auto: the sidecar forwards to a daemon that outlives the editor and tells it the changes', { skip: skip ?? false, timeout: 120_000 }, async (t) => {
     assert.ok(bin !== undefined);
     const root = tempDir(t, 'mnemo-ext-daemon-');
     const home = path.join(root, 'home');
@@ -657,7 +657,11 @@ describe('extension with the shared daemon', () => {
       assert.notEqual(daemonPid, sidecarPid, 'the memory lives in the daemon, not in the sidecar');
       assert.equal(status.dataDir, mnemoHome);
 
+      // The daemon tells the editor's connection each change, through the sidecar.
+      assert.equal(await running.api.sidecar.watching, true, channel().text());
+      const refreshes = running.api.tree.refreshes;
       await (await openFile(file)).save();
+      await waitFor('the view to refresh on the daemon\'s mnemo/changed', () => running.api.tree.refreshes > refreshes);
       // Another client of the same daemon (the CLI) sees what the editor did.
       await waitFor('the save through the CLI', () => {
         const out = spawnSync(bin, ['search', '--json', '--file', 'ledger.ts'], { encoding: 'utf8', env, timeout: 10_000 });
