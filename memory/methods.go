@@ -38,4 +38,15 @@ const (
 	// Opt-outs.
 	MethodPause  = "mnemo/pause"  // PauseParams → PauseResult
 	MethodResume = "mnemo/resume" // PauseParams → PauseResult
+
+	// Live changes. After MethodWatch the daemon sends that connection a
+	// MethodChanged notification for every change of the memory (its
+	// params a Change, KindLost when it fell behind) until the connection
+	// closes; a second MethodWatch changes nothing.
+	MethodWatch   = "mnemo/watch"   // no params → WatchResult
+	MethodChanged = "mnemo/changed" // notification, server → client: Change
 )
+
+// WatchResult is MethodWatch's answer: empty, the changes follow as
+// notifications.
+type WatchResult struct{}

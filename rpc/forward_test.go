@@ -22,8 +22,8 @@ func startForward(ctx context.Context, editor, daemon io.ReadWriteCloser) chan e
 }
 
 // TestForward is `mnemo serve` against a real daemon socket: the editor's
-// calls reach the daemon, the daemon's callback reaches the editor, and the
-// editor closing ends both sides.
+// calls reach the daemon, the daemon's callback and its notifications
+// (mnemo/changed) reach the editor, and the editor closing ends both sides.
 func TestForward(t *testing.T) {
 	d := startDaemon(t)
 	nc, err := rpc.DialSocket(ctxT(t), d.path)
@@ -39,6 +39,11 @@ func TestForward(t *testing.T) {
 
 	editorMux := rpc.NewMux(nil)
 	rpc.Handle(editorMux, "client/name", func(ctx context.Context, p struct{}) (string, error) { return "neovim", nil })
+	told := make(chan int, 1)
+	rpc.HandleNotify(editorMux, "changed", func(ctx context.Context, p noteParams) error {
+		told <- p.N
+		return nil
+	})
 	c := rpc.NewClient(editorApp, editorMux.Handler())
 	ctx := ctxT(t)
 	var sum int
@@ -48,6 +53,12 @@ func TestForward(t *testing.T) {
 	var name string
 	if err := c.Call(ctx, "askPeer", nil, &name); err != nil || name != "peer is neovim" {
 		t.Fatalf("daemon→editor callback = %q, %v", name, err)
+	}
+	if err := d.svc.peer().Notify(ctx, "changed", noteParams{N: 7}); err != nil {
+		t.Fatal(err)
+	}
+	if n := waitFor(t, told, "the daemon's notification"); n != 7 {
+		t.Fatalf("daemon→editor notification = %d", n)
 	}
 	// Bad input passes through and is answered by the daemon.
 	err = c.Call(ctx, "search", rawJSON(`{"limit":"x"}`), nil)

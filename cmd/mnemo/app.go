@@ -246,11 +246,11 @@ func splitList(s string) []string {
 func (m *Main) inProcessClient(ctx context.Context) (*rpc.Client, func()) {
 	a, b := net.Pipe()
 	c := newConnection(m, m.Logger)
-	conn := rpc.Serve(ctx, b, c.Handler())
+	conn := c.serve(ctx, b, c.Handler())
 	cl := rpc.NewClient(a, nil)
 	return cl, func() {
 		cl.Close()
 		conn.Close()
-		c.editor.Close()
+		c.Close()
 	}
 }

@@ -141,8 +141,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 			d.last.Store(time.Now().UnixNano())
 		}()
 		c := newConnection(&d.Main, log)
-		defer c.editor.Close()
-		conn := rpc.Serve(ctx, nc, rpc.RequireHello(c.Handler(), Version, nil))
+		defer c.Close()
+		conn := c.serve(ctx, nc, rpc.RequireHello(c.Handler(), Version, nil))
 		select {
 		case <-c.exit:
 		case <-conn.Done():

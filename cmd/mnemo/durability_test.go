@@ -23,6 +23,9 @@ type stdioClient struct {
 	out    *bufio.Reader
 	stderr *lockedBuffer
 	nextID int
+	// notes are the server's notifications read while waiting for an
+	// answer, in order (see nextNotification).
+	notes [][]byte
 }
 
 // lockedBuffer collects a subprocess's stderr while the test reads it.
@@ -86,6 +89,7 @@ func (c *stdioClient) call(method string, params any) json.RawMessage {
 		}
 		var msg struct {
 			ID     int             `json:"id"`
+			Method string          `json:"method"`
 			Result json.RawMessage `json:"result"`
 			Error  *struct {
 				Code    int    `json:"code"`
@@ -93,6 +97,9 @@ func (c *stdioClient) call(method string, params any) json.RawMessage {
 			} `json:"error"`
 		}
 		if err := json.Unmarshal(frame, &msg); err != nil || msg.ID != c.nextID {
+			if err == nil && msg.Method != "" && msg.ID == 0 {
+				c.notes = append(c.notes, frame)
+			}
 			continue // a notification or another answer
 		}
 		if msg.Error != nil {

@@ -20,13 +20,15 @@ type connection struct {
 	mux    *rpc.Mux
 	editor *vscode.Editor
 	exit   chan struct{} // closed by the LSP exit notification
+	live   *liveChanges  // mnemo/watch
 }
 
 // newConnection builds the method table of one connection to m's memory.
+// Serve it with c.serve, and Close it after the jsonrpc2 connection.
 func newConnection(m *Main, log *slog.Logger) *connection {
 	mem, home := m.Memory, m.Home
 	editor := vscode.New(mem, vscode.Options{Logger: log, Version: Version, SaveWindow: m.Config.saveWindow()})
-	c := &connection{mux: rpc.NewMux(log), editor: editor, exit: make(chan struct{})}
+	c := &connection{mux: rpc.NewMux(log), editor: editor, exit: make(chan struct{}), live: newLiveChanges(mem, log)}
 	c.mux.Use(rpc.LogCalls(log))
 	mux := c.mux
 	handle(mux, memory.MethodSessionStart, mem.SessionStart)
@@ -86,6 +88,7 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodImport, func(ctx context.Context, p memory.ImportParams) (memory.ImportResult, error) {
 		return importFrom(ctx, mem, p)
 	})
+	handle(mux, memory.MethodWatch, c.live.watch)
 	registerViewer(mux, m)
 	c.editor.Register(mux)
 	var once sync.Once

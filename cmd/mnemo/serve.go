@@ -68,8 +68,8 @@ func serveInProcess(ctx context.Context, home string, log *slog.Logger, rwc io.R
 func serveConn(ctx context.Context, m *Main, rwc io.ReadWriteCloser) error {
 	log := m.Logger
 	c := newConnection(m, log)
-	defer c.editor.Close()
-	conn := rpc.Serve(ctx, rwc, c.Handler())
+	defer c.Close()
+	conn := c.serve(ctx, rwc, c.Handler())
 	select {
 	case <-c.exit:
 	case <-conn.Done():

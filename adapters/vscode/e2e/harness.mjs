@@ -154,6 +154,62 @@ function statusItemText(page) {
   });
 }
 
+/** The rows of the visible tree views, as their text. */
+function treeRows(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('.pane-body .monaco-list-row')].map((row) => row.textContent.replace(/\s+/g, ' ').trim()),
+  );
+}
+
+/** Clicks the first tree row whose text includes text. */
+async function clickTreeRow(page, text) {
+  const row = await page.evaluateHandle(
+    (t) => [...document.querySelectorAll('.pane-body .monaco-list-row')].find((r) => r.textContent.includes(t)) ?? null,
+    text,
+  );
+  const el = row.asElement();
+  if (el === null) {
+    throw new Error(`no tree row with ${JSON.stringify(text)}`);
+  }
+  await el.click();
+}
+
+/**
+ * The Mnemo view, opened from the Command Palette: this window's session is listed and
+ * marked; expanded, it shows the observation of a save; a click opens that record as a
+ * document.
+ */
+async function checkMemoryView(page, title) {
+  await press(page, 'Control', 'Shift', 'KeyP');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: 10_000 });
+  await page.keyboard.type('Mnemo: Focus on Memory View');
+  await waitFor('the command to focus the Mnemo view', 15_000, () =>
+    page.evaluate(() => {
+      const row = document.querySelector('.quick-input-widget .quick-input-list .monaco-list-row[data-index="0"]');
+      return row !== null && /Focus on Memory View/.test(row.getAttribute('aria-label') ?? row.textContent) ? true : undefined;
+    }),
+  );
+  await page.keyboard.press('Enter');
+  const rows = await waitFor('the Mnemo view to list this window\'s session', 20_000, async () => {
+    const r = await treeRows(page);
+    return r.some((t) => t.includes('shop · vscode (this window)')) ? r : undefined;
+  });
+  mark(`Mnemo view lists ${rows.length} row(s): "${rows[0]}"`);
+  await clickTreeRow(page, '(this window)');
+  await waitFor(`the session's records to show "${title}"`, 20_000, async () =>
+    (await treeRows(page)).some((t) => t.includes(title)) ? true : undefined,
+  );
+  mark('the session expands into its records');
+  await clickTreeRow(page, title);
+  const tab = await waitFor('the record to open in a tab', 20_000, () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('.tabs-container .tab')].map((t) => t.textContent.trim()).find((t) => /\.md/.test(t)),
+    ),
+  );
+  mark(`the record opened in tab "${tab}"`, 'view');
+  return tab;
+}
+
 /** Opens a file of the workspace through Quick Open (Ctrl+P) and waits for its editor. */
 async function quickOpen(page, file) {
   const name = path.basename(file);
@@ -276,11 +332,13 @@ async function drive() {
       mark(`typed into ${edits[file].fn} of ${file} and saved it with Ctrl+S`, `saved${i + 1}`);
     }
 
+    let saves0Title;
     for (const file of config.files) {
       const saves = await waitFor(`an observation of the save of ${file}`, 20_000, async () => {
         const s = await savesOf(file);
         return s.length > 0 ? s : undefined;
       });
+      saves0Title ??= saves[0].title;
       mark(`observation #${saves[0].id} records the save of ${file}`);
     }
     mark('all saves are observations', 'observed');
@@ -299,6 +357,8 @@ async function drive() {
       return it?.text === String(c.observations) ? it : undefined;
     }, 250);
     mark(`status bar shows "${shown.text}"`);
+    state.viewTab = await checkMemoryView(page, saves0Title);
+
     const open = (await editorSessions()).find((s) => s.contentSessionId === state.contentSessionId);
     state.statusBeforeClose = open?.status;
     mark(`session status before the page closes: ${open?.status}`);
@@ -386,6 +446,7 @@ async function verify() {
   }
 
   const c = await counts();
+  check(typeof state.viewTab === 'string', `the Mnemo view listed this window's session, its records, and opened one (${state.viewTab})`);
   check(state.summariesBeforeClose >= 1, `the idle period produced a summary before the window closed (${state.summariesBeforeClose})`);
   check(c.summaries >= 1 && c.queued === 0, `summaries stored: ${c.summaries}, queue empty: ${c.queued === 0}`);
   const context = await mnemo('context', '--json', '--project', config.project);

@@ -3,7 +3,8 @@
 # extension with the mnemo binary inside, install it into code-server 4.100.3
 # (VS Code 1.100.3) in a fresh profile, open a git workspace "shop" in headless
 # Chromium, edit a function body in each of two files and save them through
-# the UI, let the editor go idle, close the page, and check with the mnemo
+# the UI, let the editor go idle, open the session and a save's record in the
+# Mnemo view, close the page, and check with the mnemo
 # command line that both saves are in memory under project "shop" and the
 # editor's session, each naming the function it changed and found by the
 # identifier it added, with a summary that names the functions.

@@ -19,6 +19,7 @@ import {
   type SaveResult,
   type SearchParams,
   type SearchResult,
+  type ViewerResult,
 } from './protocol';
 import { type Sidecar, describe } from './sidecar';
 import type { StatusBar } from './statusBar';
@@ -57,6 +58,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     vscode.commands.registerCommand('mnemo.showContext', guarded('show context', () => showContext(deps))),
     vscode.commands.registerCommand('mnemo.rememberSelection', guarded('remember', () => rememberSelection(deps))),
     vscode.commands.registerCommand('mnemo.forget', guarded('forget', () => forget(deps))),
+    vscode.commands.registerCommand('mnemo.openViewer', guarded('open the memory viewer', () => openViewer(deps))),
     vscode.commands.registerCommand('mnemo.showLog', () => {
       sidecar.output.show(true);
     }),
@@ -88,6 +90,18 @@ async function searchMemory(deps: CommandDeps): Promise<void> {
   const hit = picked?.[0];
   if (hit !== undefined) {
     await openObservation(deps, hit.id);
+  }
+}
+
+/** Asks the daemon for its memory viewer (started if need be) and opens it in the browser. */
+async function openViewer(deps: CommandDeps): Promise<void> {
+  const { sidecar } = deps;
+  const result = await sidecar.request<ViewerResult>(Method.viewer, {});
+  const opened = await vscode.env.openExternal(vscode.Uri.parse(result.url));
+  // The address carries the token: it is never logged.
+  sidecar.output.info(`Memory viewer on 127.0.0.1:${result.port}${opened ? ' opened' : ' (the editor did not open it)'}`);
+  if (!opened) {
+    await vscode.window.showInformationMessage(`Mnemo: the memory viewer runs on port ${result.port}; run "mnemo ui" to open it.`);
   }
 }
 
@@ -283,7 +297,8 @@ function observationHit(obs: Observation): Hit {
   };
 }
 
-async function showMarkdown(uri: vscode.Uri): Promise<vscode.TextEditor> {
+/** Opens a `mnemo:` document as markdown, in a preview tab. */
+export async function showMarkdown(uri: vscode.Uri): Promise<vscode.TextEditor> {
   let doc = await vscode.workspace.openTextDocument(uri);
   if (doc.languageId !== 'markdown') {
     doc = await vscode.languages.setTextDocumentLanguage(doc, 'markdown');

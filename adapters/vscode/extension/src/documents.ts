@@ -1,4 +1,5 @@
-// Read-only documents of the `mnemo:` scheme: observations and context, rendered as
+// Read-only documents of the `mnemo:` scheme: observations, context, and a session's
+// prompts and summaries, rendered as
 // markdown. Commands put the text they fetched; a document opened otherwise (a tab
 // restored after a reload) is fetched from the sidecar on demand.
 
@@ -10,12 +11,14 @@ import {
   observationPath,
   parseObservationPath,
 } from './format';
+import { parseRecordPath, promptMarkdown, summaryMarkdown } from './records';
 import {
   type ContextParams,
   type ContextResult,
   type GetObservationsResult,
   Method,
   type Observation,
+  type SessionResult,
 } from './protocol';
 import { type Sidecar, describe } from './sidecar';
 
@@ -89,6 +92,20 @@ export class MemoryDocuments implements vscode.TextDocumentContentProvider, vsco
       const params: ContextParams = cwd !== undefined ? { cwd } : {};
       const result = await this.sidecar.request<ContextResult>(Method.context, params, token);
       return contextMarkdown(result);
+    }
+    const record = parseRecordPath(uri.path);
+    if (record !== undefined) {
+      const result = await this.sidecar.request<SessionResult>(
+        Method.session,
+        { contentSessionId: record.contentSessionId },
+        token,
+      );
+      if ('prompt' in record) {
+        const p = result.prompts?.find((x) => x.number === record.prompt);
+        return p !== undefined ? promptMarkdown(result.session, p) : `# Prompt ${record.prompt}\n\nMnemo has no such prompt.\n`;
+      }
+      const s = result.summaries?.find((x) => x.id === record.summary);
+      return s !== undefined ? summaryMarkdown(s) : `# Summary #${record.summary}\n\nMnemo has no such summary.\n`;
     }
     throw new Error('unknown Mnemo document');
   }

@@ -3,12 +3,16 @@
 // life onto Mnemo's five stages: activation → initialize → SessionStart; file open and
 // save → didOpen/didSave → PostToolUse; an idle period → mnemo/stop → Stop; deactivation
 // → shutdown/exit → SessionEnd. The mapping itself lives in the sidecar. The extension
-// also puts memory in the editor: search, context, remember, forget, a status bar item.
+// also puts memory in the editor: search, context, remember, forget, a status bar item,
+// the Mnemo view (sessions and their records, live), the memory viewer; and gives it to
+// the editor's agent where VS Code can: tools, the MCP server, `@mnemo` in the chat.
 
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { MemoryDocuments, SCHEME } from './documents';
 import { IdleTracker, idleMinutesToMs, saveWindowSeconds } from './idle';
+import { type AgentFeatures, registerAgentFeatures } from './lm';
+import { type MemoryTree, registerMemoryView } from './memoryView';
 import { Method, type StopParams, type StopResult } from './protocol';
 import { contentSessionId } from './session';
 import { Sidecar, describe } from './sidecar';
@@ -20,6 +24,9 @@ export interface MnemoApi {
   readonly statusBar: StatusBar;
   readonly documents: MemoryDocuments;
   readonly idle: IdleTracker;
+  readonly tree: MemoryTree;
+  /** What this VS Code lets the extension give its agent. */
+  readonly agent: AgentFeatures;
   /** Settles when the first start attempt is over: true when the sidecar runs. */
   readonly ready: Promise<boolean>;
 }
@@ -52,6 +59,10 @@ export function activate(context: vscode.ExtensionContext): MnemoApi {
   const activity = (): void => {
     idle.activity();
   };
+  const deps = { sidecar, documents, statusBar, restart };
+  const view = registerMemoryView(deps);
+  const version = (context.extension as vscode.Extension<unknown> | undefined)?.packageJSON as { version?: string } | undefined;
+  const agent = registerAgentFeatures(sidecar, context.extensionPath, version?.version ?? '0.0.0');
   // Disposed in this order after deactivate(): the output channel goes last.
   context.subscriptions.push(
     sidecar,
@@ -63,7 +74,9 @@ export function activate(context: vscode.ExtensionContext): MnemoApi {
       },
     },
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, documents),
-    ...registerCommands({ sidecar, documents, statusBar, restart }),
+    ...registerCommands(deps),
+    ...view.disposables,
+    ...agent.disposables,
     vscode.window.onDidChangeWindowState((state) => {
       if (state.focused) {
         activity();
@@ -107,7 +120,7 @@ export function activate(context: vscode.ExtensionContext): MnemoApi {
     output.error(`Mnemo failed to start: ${describe(error)}`);
     return false;
   });
-  return { sidecar, statusBar, documents, idle, ready };
+  return { sidecar, statusBar, documents, idle, tree: view.tree, agent: agent.features, ready };
 }
 
 /** Stops the sidecar: shutdown then exit, which ends the session (SessionEnd). */

@@ -316,15 +316,15 @@ function baseName(file: string): string {
   return i >= 0 ? trimmed.slice(i + 1) : trimmed;
 }
 
-function oneLine(text: string): string {
+export function oneLine(text: string): string {
   return text.replace(/\s+/gu, ' ').trim();
 }
 
-function nonEmpty(list: readonly string[] | null | undefined): string[] {
+export function nonEmpty(list: readonly string[] | null | undefined): string[] {
   return (list ?? []).map((s) => s.trim()).filter((s) => s !== '');
 }
 
-function quote(text: string): string {
+export function quote(text: string): string {
   return text
     .trim()
     .split(/\r?\n/u)
@@ -333,7 +333,7 @@ function quote(text: string): string {
 }
 
 /** A markdown code span that survives backticks in its content. */
-function code(text: string): string {
+export function code(text: string): string {
   const runs = text.match(/`+/gu) ?? [];
   const longest = runs.reduce((n, r) => Math.max(n, r.length), 0);
   const fence = '`'.repeat(longest + 1);
@@ -342,7 +342,7 @@ function code(text: string): string {
 }
 
 /** Escapes the characters that would turn plain text into markup on one line. */
-function escapeInline(text: string): string {
+export function escapeInline(text: string): string {
   return text.replace(/[\\`*_[\]<>#|]/gu, (c) => `\\${c}`);
 }
 

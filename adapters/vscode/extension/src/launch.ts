@@ -211,3 +211,19 @@ function searchPath(
   }
   return { tried };
 }
+
+/**
+ * How the editor's agent runs Mnemo's MCP server: `mnemo mcp` with the program the
+ * sidecar runs, on the same data directory (MNEMO_HOME, when the sidecar has one set).
+ */
+export function mcpLaunch(
+  command: string,
+  env: NodeJS.ProcessEnv,
+): { command: string; args: string[]; env: Record<string, string> } {
+  const out: Record<string, string> = {};
+  const home = env.MNEMO_HOME;
+  if (home !== undefined && home !== '') {
+    out.MNEMO_HOME = home;
+  }
+  return { command, args: ['mcp'], env: out };
+}

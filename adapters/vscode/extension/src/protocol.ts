@@ -15,6 +15,19 @@ export const Method = {
   save: 'mnemo/save',
   forget: 'mnemo/forget',
   status: 'mnemo/status',
+  timeline: 'mnemo/timeline',
+  userPromptSubmit: 'mnemo/userPromptSubmit',
+  sessions: 'mnemo/sessions',
+  session: 'mnemo/session',
+  viewer: 'mnemo/viewer',
+  /** After it, the server sends `changed` notifications until the connection closes. */
+  watch: 'mnemo/watch',
+} as const;
+
+/** Notifications the server sends. */
+export const Notification = {
+  /** One change of the memory (a MemoryChange), after `mnemo/watch`. */
+  changed: 'mnemo/changed',
 } as const;
 
 /** `initializationOptions` of the LSP `initialize` request. */
@@ -176,4 +189,118 @@ export interface StatusResult {
   agent: string;
   pid: number;
   notice?: string;
+}
+
+export interface TimelineParams {
+  /** An observation id, or an RFC 3339 time. */
+  anchor: number | string;
+  before?: number;
+  after?: number;
+  project?: string;
+}
+
+export interface TimelineResult {
+  anchorId?: number;
+  observations: Observation[] | null;
+}
+
+export interface UserPromptParams {
+  contentSessionId: string;
+  cwd: string;
+  prompt: string;
+  platform?: string;
+}
+
+export interface UserPromptResult {
+  sessionId: number;
+  promptNumber: number;
+  private: boolean;
+  context?: string;
+  observationIds?: number[] | null;
+}
+
+/** "active", "completed" or "failed". */
+export type SessionStatus = string;
+
+export interface Session {
+  id: number;
+  contentSessionId: string;
+  project: string;
+  cwd?: string;
+  platform: string;
+  status: SessionStatus;
+  promptCounter: number;
+  /** RFC 3339. */
+  createdAt: string;
+  updatedAt: string;
+  completedAt?: string;
+}
+
+export interface SessionsResult {
+  sessions: Session[] | null;
+}
+
+export interface SessionParams {
+  contentSessionId: string;
+}
+
+export interface Prompt {
+  sessionId: number;
+  number: number;
+  text: string;
+  time: string;
+}
+
+export interface Summary {
+  id: number;
+  sessionId: number;
+  contentSessionId: string;
+  promptNumber: number;
+  project: string;
+  request: string;
+  investigated: string;
+  learned: string;
+  completed: string;
+  nextSteps: string;
+  notes: string;
+  filesRead?: string[] | null;
+  filesModified?: string[] | null;
+  time: string;
+}
+
+export interface SessionHit extends Hit {
+  promptNumber: number;
+}
+
+export interface SessionResult {
+  session: Session;
+  prompts: Prompt[] | null;
+  observations: SessionHit[] | null;
+  observationTotal: number;
+  summaries: Summary[] | null;
+}
+
+export interface ViewerResult {
+  /** Opens the viewer: it carries the user's token once. */
+  url: string;
+  port: number;
+}
+
+/** What changed: see memory.ChangeKind. "lost" says changes were dropped: read again. */
+export type ChangeKind = 'prompt' | 'observation' | 'summary' | 'session' | 'forget' | 'lost';
+
+/** The params of the `mnemo/changed` notification. */
+export interface MemoryChange {
+  kind: ChangeKind;
+  /** RFC 3339. */
+  time: string;
+  id?: number;
+  ids?: number[];
+  contentSessionId?: string;
+  project?: string;
+  host?: string;
+  promptNumber?: number;
+  type?: string;
+  title?: string;
+  status?: SessionStatus;
 }

@@ -30,7 +30,14 @@ import {
   serverArgs,
   serverEnv,
 } from './launch';
-import { type InitializationOptions, type InitializeMnemo, PROTOCOL_VERSION } from './protocol';
+import {
+  type InitializationOptions,
+  type InitializeMnemo,
+  type MemoryChange,
+  Method,
+  Notification,
+  PROTOCOL_VERSION,
+} from './protocol';
 import { RestartPolicy } from './restart';
 import { LastWords, parseServerLine } from './serverLog';
 
@@ -103,11 +110,21 @@ export class Sidecar implements vscode.Disposable {
   private folder: string | undefined;
   private readonly restarts = new RestartPolicy();
   private readonly stateEmitter = new vscode.EventEmitter<SidecarState>();
+  private readonly changeEmitter = new vscode.EventEmitter<MemoryChange>();
+  private launched: { command: string; env: NodeJS.ProcessEnv } | undefined;
+  private watched: Promise<boolean> = Promise.resolve(false);
   /** Start and stop run one at a time, in call order. */
   private queue: Promise<unknown> = Promise.resolve();
 
   /** Fires on every change of state. */
   readonly onDidChangeState = this.stateEmitter.event;
+
+  /**
+   * Fires on every change of the memory the server tells (`mnemo/changed`, asked for
+   * with `mnemo/watch` each time the sidecar starts); a "lost" change says some were
+   * dropped and what is shown should be read again.
+   */
+  readonly onDidChangeMemory = this.changeEmitter.event;
 
   constructor(
     private readonly extensionPath: string,
@@ -133,6 +150,19 @@ export class Sidecar implements vscode.Disposable {
   /** The whole InitializeResult of the running client. */
   get initializeResult(): InitializeResult | undefined {
     return this.client?.initializeResult;
+  }
+
+  /** The program the sidecar was started with and its environment: what `mnemo mcp` runs with. */
+  get launch(): { command: string; env: NodeJS.ProcessEnv } | undefined {
+    return this.launched;
+  }
+
+  /**
+   * Settles when the newest start's `mnemo/watch` was answered: true when changes are
+   * told from then on, false when the server cannot tell them (logged).
+   */
+  get watching(): Promise<boolean> {
+    return this.watched;
   }
 
   /** The sidecar's process id while it runs. */
@@ -167,6 +197,7 @@ export class Sidecar implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.stateEmitter.dispose();
+    this.changeEmitter.dispose();
   }
 
   private enqueue<T>(job: () => Promise<T>): Promise<T> {
@@ -213,14 +244,13 @@ export class Sidecar implements vscode.Disposable {
     }
 
     const args = serverArgs(config.get('remote'));
+    const env = serverEnv(process.env, config.get('home'), os.homedir(), process.platform);
+    this.launched = { command: binary.path, env };
     const serverOptions: ServerOptions = {
       command: binary.path,
       args,
       transport: TransportKind.stdio,
-      options: {
-        cwd: folder,
-        env: serverEnv(process.env, config.get('home'), os.homedir(), process.platform),
-      },
+      options: { cwd: folder, env },
     };
     const initializationOptions: InitializationOptions = {
       clientKind: 'vscode',
@@ -261,6 +291,13 @@ export class Sidecar implements vscode.Disposable {
     );
     const client = new QuietLanguageClient('mnemo', 'Mnemo', serverOptions, clientOptions);
     this.client = client;
+    // Kept by the client across its restarts; each new connection asks for the
+    // changes again (State.Running below).
+    client.onNotification(Notification.changed, (change: MemoryChange) => {
+      if (this.client === client) {
+        this.changeEmitter.fire(change);
+      }
+    });
     this.run = { everRan: false, told: false };
     const run = this.run;
     this.clientListener = client.onDidChangeState((event) => {
@@ -271,6 +308,7 @@ export class Sidecar implements vscode.Disposable {
         case State.Running:
           run.everRan = true;
           this.session = mnemoOf(client.initializeResult);
+          this.watched = this.watch(client);
           this.setState('running');
           break;
         case State.Starting:
@@ -335,6 +373,19 @@ export class Sidecar implements vscode.Disposable {
       if (this.currentState !== 'failed') {
         this.setState('stopped');
       }
+    }
+  }
+
+  /** Asks the server to tell this connection the memory's changes (mnemo/watch). */
+  private async watch(client: QuietLanguageClient): Promise<boolean> {
+    try {
+      await client.sendRequest(Method.watch, {});
+      return true;
+    } catch (error) {
+      if (this.client === client) {
+        this.output.warn(`Mnemo cannot tell changes as they happen (mnemo/watch: ${describe(error)}); the Mnemo view refreshes when opened`);
+      }
+      return false;
     }
   }
 

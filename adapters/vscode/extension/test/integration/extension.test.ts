@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type * as vscodeTypes from 'vscode';
 import type { MnemoApi } from '../../src/extension';
+import type { MemoryNode } from '../../src/memoryView';
 import type { GetObservationsResult, Observation, SearchResult, StatusResult } from '../../src/protocol';
 import {
   CancellationTokenSource,
@@ -25,6 +26,7 @@ import {
   type TextDocument,
   Uri,
   env,
+  lm,
   stub,
   workspace,
 } from '../vscode-stub/vscode';
@@ -173,6 +175,32 @@ describe('extension without a usable sidecar', () => {
     assert.equal(errors().length, 1, JSON.stringify(stub.messages));
     assert.match(errors()[0]?.message ?? '', /broken-mnemo could not start: mnemo: data directory is locked$/u);
     assert.deepEqual(errors()[0]?.items, ['Show Log', 'Open Settings']);
+  });
+
+  it('an agent API that refuses to run is left out; the extension still activates', async () => {
+    const original = lm.registerMcpServerDefinitionProvider;
+    lm.registerMcpServerDefinitionProvider = () => {
+      throw new Error("Extension 'mnemo-dev.mnemo' CANNOT use API proposal: mcpConfigurationProvider");
+    };
+    try {
+      const running = activate(undefined, { 'mnemo.path': '/nonexistent/mnemo' });
+      try {
+        assert.equal(await running.api.ready, false);
+        assert.deepEqual(running.api.agent, {
+          tools: ['mnemo_search', 'mnemo_timeline', 'mnemo_get_observations', 'mnemo_remember'],
+          mcp: false,
+          participant: true,
+        });
+        assert.match(channel().text(), /vscode\.lm\.registerMcpServerDefinitionProvider is not available in this VS Code: .*CANNOT use API proposal/u);
+        assert.match(channel().text(), /Agent features: tools mnemo_search, .*; no MCP server provider .*; @mnemo in the chat/u);
+        assert.ok(stub.commands.has('mnemo.openViewer'));
+        assert.deepEqual(stub.messages, []);
+      } finally {
+        await deactivate(running);
+      }
+    } finally {
+      lm.registerMcpServerDefinitionProvider = original;
+    }
   });
 
   it('no folder open: waits without starting anything', async () => {
@@ -413,6 +441,143 @@ describe('extension with the real sidecar', () => {
   });
 });
 
+describe('the Mnemo view, the viewer and the agent', () => {
+  const bin = process.env.MNEMO_BIN !== undefined && process.env.MNEMO_BIN !== '' ? path.resolve(process.env.MNEMO_BIN) : undefined;
+  const skip = sidecarUnavailable(bin);
+
+  it('lists sessions and their records live, opens the viewer, gives tools, MCP and @mnemo', { skip: skip ?? false, timeout: 120_000 }, async (t) => {
+    assert.ok(bin !== undefined);
+    const root = tempDir(t, 'mnemo-ext-view-');
+    const folder = path.join(root, 'ws', 'payroll');
+    fs.mkdirSync(folder, { recursive: true });
+    const mnemoHome = path.join(root, 'mnemo-home');
+    const previousHome = process.env.HOME;
+    process.env.HOME = path.join(root, 'home');
+    fs.mkdirSync(process.env.HOME);
+    t.after(() => {
+      process.env.HOME = previousHome;
+    });
+    const running = activate(folder, { 'mnemo.path': bin, 'mnemo.remote': 'none', 'mnemo.home': mnemoHome, 'mnemo.idleMinutes': 0 });
+    const { api } = running;
+    const pid = await (async () => {
+      assert.equal(await api.ready, true, channel().text());
+      return api.sidecar.pid;
+    })();
+    try {
+      assert.equal(await api.sidecar.watching, true, channel().text());
+      assert.deepEqual(api.agent, {
+        tools: ['mnemo_search', 'mnemo_timeline', 'mnemo_get_observations', 'mnemo_remember'],
+        mcp: true,
+        participant: true,
+      });
+
+      // The view: this window's session, marked as such.
+      const tree = stub.treeViews.get('mnemo.memory') as vscodeTypes.TreeDataProvider<MemoryNode> | undefined;
+      assert.ok(tree !== undefined, 'the view is registered');
+      const sessions = await waitFor('this window in the view', async () => {
+        const nodes = (await tree.getChildren()) ?? [];
+        return nodes.some((n) => n.type === 'session' && n.row.current) ? nodes : undefined;
+      });
+      const mine = sessions.find((n) => n.type === 'session' && n.row.current);
+      assert.ok(mine !== undefined);
+      const mineItem = tree.getTreeItem(mine) as vscodeTypes.TreeItem;
+      assert.match(mineItem.label as string, /^payroll · vscode \(this window\)$/u);
+      assert.equal(mineItem.collapsibleState, 1);
+
+      // A tool saves a memory; the change arrives as mnemo/changed and refreshes the view.
+      const before = api.tree.refreshes;
+      const remember = stub.tools.get('mnemo_remember');
+      assert.ok(remember !== undefined);
+      const saved = await remember.invoke({ input: { text: 'Payroll runs on the 25th; the bank cut-off is 14:00 UTC.', title: 'Payroll cut-off' } }, new CancellationTokenSource().token);
+      const savedText = toolText(saved);
+      const savedId = Number(/#(\d+)/u.exec(savedText)?.[1]);
+      assert.ok(savedId > 0, savedText);
+      await waitFor('the view to refresh after the change', () => api.tree.refreshes > before);
+
+      // The other tools.
+      const search = await waitFor('the saved memory found by mnemo_search', async () => {
+        const text = toolText(await stub.tools.get('mnemo_search')?.invoke({ input: { query: 'bank cut-off' } }, new CancellationTokenSource().token));
+        return text.includes(`#${savedId} · `) ? text : undefined;
+      });
+      assert.match(search, /Payroll cut-off/u);
+      const full = toolText(await stub.tools.get('mnemo_get_observations')?.invoke({ input: { ids: [savedId, 99999] } }, new CancellationTokenSource().token));
+      assert.match(full, /14:00 UTC/u);
+      assert.match(full, /Mnemo has no observation #99999\./u);
+      const timeline = toolText(await stub.tools.get('mnemo_timeline')?.invoke({ input: { anchor: savedId } }, new CancellationTokenSource().token));
+      assert.match(timeline, new RegExp(`^> #${savedId} · `, 'mu'));
+      await assert.rejects(
+        async () => stub.tools.get('mnemo_get_observations')?.invoke({ input: { ids: [] } }, new CancellationTokenSource().token),
+        /ids must list 1 to 20 observation ids/u,
+      );
+
+      // @mnemo: the question is a prompt of this window's session, the answer is memory.
+      const participant = stub.participants.get('mnemo.chat');
+      assert.ok(participant !== undefined);
+      const said: string[] = [];
+      const result = (await participant.handler(
+        { prompt: 'when is the bank cut-off for payroll?' },
+        { history: [] },
+        { markdown: (text) => said.push(text), progress: () => undefined },
+        new CancellationTokenSource().token,
+      )) as { metadata: { recorded: boolean; promptNumber: number; ids: number[] } };
+      assert.equal(result.metadata.recorded, true);
+      assert.equal(result.metadata.promptNumber, 1);
+      assert.ok(result.metadata.ids.includes(savedId), JSON.stringify(result));
+      assert.match(said.join(''), new RegExp(`\\*\\*#${savedId}\\*\\* Payroll cut-off`, 'u'));
+
+      // The prompt shows under the session, and opens as a document.
+      const records = await waitFor('the prompt under this window\'s session', async () => {
+        const nodes = (await tree.getChildren(mine)) ?? [];
+        return nodes.some((n) => n.type === 'record' && n.row.kind === 'prompt') ? nodes : undefined;
+      });
+      const promptNode = records.find((n) => n.type === 'record' && n.row.kind === 'prompt');
+      assert.ok(promptNode !== undefined);
+      const promptItem = tree.getTreeItem(promptNode) as vscodeTypes.TreeItem;
+      assert.equal(promptItem.label, 'when is the bank cut-off for payroll?');
+      assert.equal(promptItem.command?.command, 'mnemo.openRecord');
+      await stub.commands.get('mnemo.openRecord')?.(...((promptItem.command.arguments ?? []) as unknown[]));
+      const shown = stub.shownDocuments.at(-1);
+      assert.ok(shown !== undefined);
+      assert.equal(shown.uri.scheme, 'mnemo');
+      assert.match(shown.getText(), /^# Prompt 1$/mu);
+      assert.match(shown.getText(), /^> when is the bank cut-off for payroll\?$/mu);
+
+      // MCP: `mnemo mcp` with the sidecar's program and data directory.
+      const mcp = stub.mcpProviders.get('mnemo')?.provideMcpServerDefinitions(new CancellationTokenSource().token);
+      assert.equal(mcp?.length, 1);
+      const server = mcp[0];
+      assert.ok(server !== undefined);
+      assert.equal(server.command, bin);
+      assert.deepEqual(server.args, ['mcp']);
+      assert.deepEqual(server.env, { MNEMO_HOME: mnemoHome });
+      assert.equal(server.cwd?.fsPath, folder);
+
+      // The viewer: mnemo/viewer's address, opened in the browser; it lets the token in.
+      await stub.commands.get('mnemo.openViewer')?.();
+      const opened = stub.opened.at(-1);
+      assert.ok(opened !== undefined, JSON.stringify(stub.messages));
+      assert.equal(opened.scheme, 'http');
+      assert.match(opened.authority, /^127\.0\.0\.1:\d+$/u);
+      const res = await fetch(`http://${opened.authority}/?${opened.query}`, { redirect: 'manual' });
+      assert.equal(res.status, 303);
+      assert.doesNotMatch(channel().text(), /token/u, 'the token is never logged');
+
+      assert.deepEqual(errors(), []);
+    } finally {
+      await deactivate(running);
+      if (pid !== undefined) {
+        await waitFor('the sidecar to exit', () => !alive(pid), 10_000);
+      }
+    }
+  });
+});
+
+/** The text of a language model tool's result. */
+function toolText(result: unknown): string {
+  const content = (result as { content?: { value?: string }[] } | undefined)?.content ?? [];
+  return content.map((p) => p.value ?? '').join('');
+}
+
 describe('extension recovering', () => {
   const bin = process.env.MNEMO_BIN !== undefined && process.env.MNEMO_BIN !== '' ? path.resolve(process.env.MNEMO_BIN) : undefined;
   const skip = sidecarUnavailable(bin);
@@ -464,7 +629,7 @@ describe('extension with the shared daemon', () => {
   const bin = process.env.MNEMO_BIN !== undefined && process.env.MNEMO_BIN !== '' ? path.resolve(process.env.MNEMO_BIN) : undefined;
   const skip = sidecarUnavailable(bin);
 
-  it('remote=auto: the sidecar forwards to a daemon that outlives the editor', { skip: skip ?? false, timeout: 120_000 }, async (t) => {
+  it('remote=auto: the sidecar forwards to a daemon that outlives the editor and tells it the changes', { skip: skip ?? false, timeout: 120_000 }, async (t) => {
     assert.ok(bin !== undefined);
     const root = tempDir(t, 'mnemo-ext-daemon-');
     const home = path.join(root, 'home');
@@ -492,7 +657,11 @@ describe('extension with the shared daemon', () => {
       assert.notEqual(daemonPid, sidecarPid, 'the memory lives in the daemon, not in the sidecar');
       assert.equal(status.dataDir, mnemoHome);
 
+      // The daemon tells the editor's connection each change, through the sidecar.
+      assert.equal(await running.api.sidecar.watching, true, channel().text());
+      const refreshes = running.api.tree.refreshes;
       await (await openFile(file)).save();
+      await waitFor('the view to refresh on the daemon\'s mnemo/changed', () => running.api.tree.refreshes > refreshes);
       // Another client of the same daemon (the CLI) sees what the editor did.
       await waitFor('the save through the CLI', () => {
         const out = spawnSync(bin, ['search', '--json', '--file', 'ledger.ts'], { encoding: 'utf8', env, timeout: 10_000 });

@@ -8,6 +8,7 @@ import {
   bundledBinary,
   expandHome,
   isExecutableFile,
+  mcpLaunch,
   remoteMode,
   resolveBinary,
   restoreExecutableBit,
@@ -226,5 +227,17 @@ describe('expandHome', () => {
   }
   it('leaves the value when there is no home', () => {
     assert.equal(expandHome('~/x', undefined, 'linux'), '~/x');
+  });
+});
+
+describe('mcpLaunch', () => {
+  it('runs `mcp` with the sidecar program, on its data directory only', () => {
+    assert.deepEqual(mcpLaunch('/opt/mnemo/bin/mnemo', { PATH: '/usr/bin', MNEMO_HOME: '/data/mnemo', SECRET: 'x' }), {
+      command: '/opt/mnemo/bin/mnemo',
+      args: ['mcp'],
+      env: { MNEMO_HOME: '/data/mnemo' },
+    });
+    assert.deepEqual(mcpLaunch('mnemo', { PATH: '/usr/bin' }).env, {});
+    assert.deepEqual(mcpLaunch('mnemo', { MNEMO_HOME: '' }).env, {});
   });
 });

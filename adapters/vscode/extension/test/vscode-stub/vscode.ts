@@ -262,6 +262,78 @@ export class TabInputTextDiff {}
 export class TabInputNotebook {}
 export class TabInputCustom {}
 
+// ---------------------------------------------------------------- views, chat and tools
+
+export enum TreeItemCollapsibleState {
+  None = 0,
+  Collapsed = 1,
+  Expanded = 2,
+}
+
+export class ThemeIcon {
+  constructor(readonly id: string) {}
+}
+
+export class TreeItem {
+  id?: string;
+  description?: string;
+  tooltip?: unknown;
+  iconPath?: unknown;
+  contextValue?: string;
+  command?: { command: string; title: string; arguments?: unknown[] };
+  constructor(
+    readonly label: string,
+    readonly collapsibleState: TreeItemCollapsibleState = TreeItemCollapsibleState.None,
+  ) {}
+}
+
+export interface TreeDataProvider<T> {
+  onDidChangeTreeData?: Event<T | undefined>;
+  getTreeItem(node: T): TreeItem;
+  getChildren(node?: T): Promise<T[]> | T[];
+}
+
+export class LanguageModelTextPart {
+  constructor(readonly value: string) {}
+}
+
+export class LanguageModelToolResult {
+  constructor(readonly content: unknown[]) {}
+}
+
+export class McpStdioServerDefinition {
+  cwd?: Uri;
+  constructor(
+    readonly label: string,
+    readonly command: string,
+    readonly args: string[] = [],
+    readonly env: Record<string, string | number | null> = {},
+    readonly version?: string,
+  ) {}
+}
+
+export interface StubTool {
+  invoke(options: { input: unknown }, token: CancellationToken): Promise<LanguageModelToolResult>;
+  prepareInvocation?(options: { input: unknown }, token: CancellationToken): { invocationMessage: string };
+}
+
+export interface StubMcpProvider {
+  onDidChangeMcpServerDefinitions: Event<void>;
+  provideMcpServerDefinitions(token: CancellationToken): McpStdioServerDefinition[];
+}
+
+export interface StubChatStream {
+  markdown(text: string): void;
+  progress(text: string): void;
+}
+
+export type StubChatHandler = (
+  request: { prompt: string; command?: string },
+  context: { history: unknown[] },
+  stream: StubChatStream,
+  token: CancellationToken,
+) => Promise<unknown>;
+
 // ---------------------------------------------------------------- documents and editors
 
 const languageOf: Record<string, string> = {
@@ -499,6 +571,11 @@ export const stub = {
   executed: [] as { command: string; args: unknown[] }[],
   shownDocuments: [] as TextDocument[],
   commands: new Map<string, (...args: any[]) => unknown>(),
+  treeViews: new Map<string, TreeDataProvider<any>>(),
+  opened: [] as Uri[],
+  tools: new Map<string, StubTool>(),
+  mcpProviders: new Map<string, StubMcpProvider>(),
+  participants: new Map<string, { handler: StubChatHandler; iconPath?: unknown }>(),
   providers: new Map<string, ContentProvider>(),
   textDocuments: [] as TextDocument[],
   workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
@@ -531,6 +608,11 @@ export const stub = {
     this.executed.length = 0;
     this.shownDocuments.length = 0;
     this.commands.clear();
+    this.treeViews.clear();
+    this.opened.length = 0;
+    this.tools.clear();
+    this.mcpProviders.clear();
+    this.participants.clear();
     this.providers.clear();
     this.textDocuments.length = 0;
     this.workspaceFolders = undefined;
@@ -567,7 +649,10 @@ export const env = {
   sessionId: `stub-session-${process.pid}-${Date.now()}`,
   uiKind: UIKind.Desktop,
   remoteName: undefined,
-  openExternal: (): Promise<boolean> => Promise.resolve(false),
+  openExternal: (uri: Uri): Promise<boolean> => {
+    stub.opened.push(uri);
+    return Promise.resolve(true);
+  },
 };
 
 function getConfiguration(section?: string): {
@@ -697,6 +782,10 @@ export const window = {
     stub.statusBarItems.push(item);
     return item;
   },
+  createTreeView<T>(id: string, options: { treeDataProvider: TreeDataProvider<T> }) {
+    stub.treeViews.set(id, options.treeDataProvider);
+    return { visible: true, dispose: () => stub.treeViews.delete(id) };
+  },
   createQuickPick<T extends { label: string }>(): StubQuickPick<T> {
     const qp = new StubQuickPick<T>();
     stub.quickPicks.push(qp);
@@ -781,4 +870,34 @@ export const extensions = {
   all: [] as unknown[],
   getExtension: (): undefined => undefined,
   onDidChange: stub.events.any.event,
+};
+
+// The APIs newer than the extension's engine, as VS Code 1.101 has them.
+// Arrow functions: a test may swap one out (an API that refuses to run).
+export const lm = {
+  registerTool: (name: string, tool: StubTool): Disposable => {
+    stub.tools.set(name, tool);
+    return new Disposable(() => stub.tools.delete(name));
+  },
+  registerMcpServerDefinitionProvider: (id: string, provider: StubMcpProvider): Disposable => {
+    stub.mcpProviders.set(id, provider);
+    return new Disposable(() => stub.mcpProviders.delete(id));
+  },
+};
+
+export const chat = {
+  createChatParticipant(id: string, handler: StubChatHandler) {
+    const entry: { handler: StubChatHandler; iconPath?: unknown } = { handler };
+    stub.participants.set(id, entry);
+    return {
+      id,
+      set iconPath(v: unknown) {
+        entry.iconPath = v;
+      },
+      get iconPath(): unknown {
+        return entry.iconPath;
+      },
+      dispose: () => stub.participants.delete(id),
+    };
+  },
 };
