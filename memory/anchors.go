@@ -41,4 +41,7 @@ const (
 	// that undid it (Observation.Reverted): a dead end, never given as a
 	// fact.
 	StateReverted = "reverted"
+	// StateWrong: a person marked it wrong (mnemo/markWrong): kept, shown
+	// as wrong, never given as a fact.
+	StateWrong = "wrong"
 )

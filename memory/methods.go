@@ -22,6 +22,8 @@ const (
 	MethodCorrect         = "mnemo/correct"         // CorrectParams → CorrectResult
 	MethodPin             = "mnemo/pin"             // IDsParams → PinResult
 	MethodUnpin           = "mnemo/unpin"           // IDsParams → PinResult
+	MethodMarkWrong       = "mnemo/markWrong"       // IDsParams → PinResult
+	MethodUnmarkWrong     = "mnemo/unmarkWrong"     // IDsParams → PinResult
 
 	// Maintenance.
 	MethodStatus   = "mnemo/status"   // no params → Status

@@ -124,6 +124,8 @@ type Observation struct {
 	// Reverted links an edit undone later in its session and the edit
 	// that undid it, each to the other: both are StateReverted.
 	Reverted uint64 `json:"reverted,omitzero"`
+	// Wrong is a person's word that it is wrong (mnemo/markWrong).
+	Wrong bool `json:"wrong,omitzero"`
 	// Pinned keeps the observation in every SessionStart context of its
 	// project, first, whatever its age (mnemo/pin).
 	Pinned bool `json:"pinned,omitzero"`

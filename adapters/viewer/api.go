@@ -26,6 +26,8 @@ import (
 //	POST   /api/records/{id}/correct    {"title", "text"}: correct it (its earlier text is kept)
 //	PUT    /api/records/{id}/pin        pin it into every context of its project
 //	DELETE /api/records/{id}/pin        unpin it
+//	PUT    /api/records/{id}/wrong      mark it wrong (kept, never given as a fact)
+//	DELETE /api/records/{id}/wrong      take the mark back
 //	GET    /api/records/{id}/timeline   the observations around it
 //	GET    /api/sessions?project=&host=&offset=&limit=
 //	                                    sessions, newest first, with the projects and hosts known
@@ -41,6 +43,8 @@ func (s *Server) api(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/records/{id}/correct", s.correct)
 	mux.HandleFunc("PUT /api/records/{id}/pin", s.pin)
 	mux.HandleFunc("DELETE /api/records/{id}/pin", s.pin)
+	mux.HandleFunc("PUT /api/records/{id}/wrong", s.pin)
+	mux.HandleFunc("DELETE /api/records/{id}/wrong", s.pin)
 	mux.HandleFunc("GET /api/records/{id}/timeline", s.timeline)
 	mux.HandleFunc("GET /api/sessions", s.sessions)
 	mux.HandleFunc("GET /api/sessions/{id}", s.session)
@@ -227,6 +231,8 @@ func (s *Server) correct(w http.ResponseWriter, r *http.Request) {
 	s.reply(w, r, res, err)
 }
 
+// pin sets a record's pin or its mark of wrong (PUT) or takes it off
+// (DELETE).
 func (s *Server) pin(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r)
 	if err != nil {
@@ -234,12 +240,11 @@ func (s *Server) pin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := memory.IDsParams{IDs: []uint64{id}}
-	var res memory.PinResult
-	if r.Method == http.MethodPut {
-		res, err = s.o.Memory.Pin(r.Context(), p)
-	} else {
-		res, err = s.o.Memory.Unpin(r.Context(), p)
-	}
+	set := map[[2]bool]func(context.Context, memory.IDsParams) (memory.PinResult, error){
+		{true, true}: s.o.Memory.Pin, {true, false}: s.o.Memory.Unpin,
+		{false, true}: s.o.Memory.MarkWrong, {false, false}: s.o.Memory.UnmarkWrong,
+	}[[2]bool{strings.HasSuffix(r.URL.Path, "/pin"), r.Method == http.MethodPut}]
+	res, err := set(r.Context(), p)
 	s.reply(w, r, res, err)
 }
 

@@ -2,8 +2,8 @@
 // daemon serves on 127.0.0.1, for a person to see what Mnemo remembers as
 // it is made, search it, read a record whole with its evidence, preview
 // the context the next session will be given and why, correct a record
-// (its earlier text kept), pin it into every context of its project, and
-// forget what is wrong.
+// (its earlier text kept), pin it into every context of its project, mark
+// it wrong, and forget it.
 //
 // Every read and every change goes through the memory API (Memory: the
 // methods memory/client calls), as the command line's and MCP's do; the
@@ -50,6 +50,8 @@ type Memory interface {
 	Correct(ctx context.Context, p memory.CorrectParams) (memory.CorrectResult, error)
 	Pin(ctx context.Context, p memory.IDsParams) (memory.PinResult, error)
 	Unpin(ctx context.Context, p memory.IDsParams) (memory.PinResult, error)
+	MarkWrong(ctx context.Context, p memory.IDsParams) (memory.PinResult, error)
+	UnmarkWrong(ctx context.Context, p memory.IDsParams) (memory.PinResult, error)
 	Status(ctx context.Context) (memory.Status, error)
 	Sessions(ctx context.Context) (memory.SessionsResult, error)
 	Session(ctx context.Context, p memory.SessionParams) (memory.SessionResult, error)

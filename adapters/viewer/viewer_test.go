@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +50,12 @@ func (s storeMemory) Pin(ctx context.Context, p memory.IDsParams) (memory.PinRes
 }
 func (s storeMemory) Unpin(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
 	return s.m.Unpin(ctx, p)
+}
+func (s storeMemory) MarkWrong(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return s.m.MarkWrong(ctx, p)
+}
+func (s storeMemory) UnmarkWrong(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return s.m.UnmarkWrong(ctx, p)
 }
 func (s storeMemory) Status(ctx context.Context) (memory.Status, error) { return s.m.Status(ctx) }
 func (s storeMemory) Sessions(ctx context.Context) (memory.SessionsResult, error) {
@@ -433,5 +440,21 @@ func TestViewerCorrectAndPin(t *testing.T) {
 	}
 	if code, body := send("DELETE", fmt.Sprintf("/api/records/%d/pin", id), "", page); code != 200 || !strings.Contains(body, fmt.Sprintf(`"changed":[%d]`, id)) {
 		t.Errorf("unpin: %d %s", code, body)
+	}
+
+	// Marked wrong: kept, shown as wrong, left out of the context.
+	if code, body := send("PUT", fmt.Sprintf("/api/records/%d/wrong", id), "", page); code != 200 || !strings.Contains(body, fmt.Sprintf(`"changed":[%d]`, id)) {
+		t.Fatalf("mark wrong: %d %s", code, body)
+	}
+	w.getJSON(t, fmt.Sprintf("/api/records/%d", id), &o)
+	if !o.Wrong || o.State != memory.StateWrong {
+		t.Errorf("marked wrong: wrong %v, state %q", o.Wrong, o.State)
+	}
+	w.getJSON(t, "/api/context?project=shop", &ctx)
+	if len(ctx.Left) != 1 || ctx.Left[0].ID != id || slices.Contains(ctx.ObservationIDs, id) {
+		t.Errorf("a wrong record in the context: ids %v, left %+v", ctx.ObservationIDs, ctx.Left)
+	}
+	if code, body := send("DELETE", fmt.Sprintf("/api/records/%d/wrong", id), "", page); code != 200 || !strings.Contains(body, fmt.Sprintf(`"changed":[%d]`, id)) {
+		t.Errorf("unmark wrong: %d %s", code, body)
 	}
 }

@@ -74,6 +74,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			correctCommand(),
 			pinCommand(true),
 			pinCommand(false),
+			wrongCommand(),
 			forgetCommand(),
 			pauseCommand(true),
 			pauseCommand(false),

@@ -61,6 +61,8 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodCorrect, mem.Correct)
 	handle(mux, memory.MethodPin, mem.Pin)
 	handle(mux, memory.MethodUnpin, mem.Unpin)
+	handle(mux, memory.MethodMarkWrong, mem.MarkWrong)
+	handle(mux, memory.MethodUnmarkWrong, mem.UnmarkWrong)
 	handle(mux, memory.MethodPause, mem.Pause)
 	handle(mux, memory.MethodResume, mem.Resume)
 	handle(mux, memory.MethodStatus, func(ctx context.Context, _ struct{}) (memory.Status, error) {

@@ -131,26 +131,52 @@ func correctCommand() *cli.Command {
 }
 
 func pinCommand(pin bool) *cli.Command {
-	name, usage, method := "pin", "keep observations in every context of their project, first, whatever their age", (*client.Client).Pin
 	if !pin {
-		name, usage, method = "unpin", "let pinned observations compete for the context again", (*client.Client).Unpin
+		return flagCommand("unpin", "let pinned observations compete for the context again", "unpinned", (*client.Client).Unpin, nil)
+	}
+	return flagCommand("pin", "keep observations in every context of their project, first, whatever their age", "pinned", (*client.Client).Pin, nil)
+}
+
+func wrongCommand() *cli.Command {
+	undo := &cli.BoolFlag{Name: "undo", Usage: "take the mark back"}
+	return flagCommand("wrong", "mark observations wrong: kept and shown as wrong, never given to an agent as facts again (--undo takes it back)",
+		"marked wrong", (*client.Client).MarkWrong, &flagUndo{flag: undo, method: (*client.Client).UnmarkWrong, done: "no longer marked wrong"})
+}
+
+// flagUndo is a flag command's way back: its flag, its method, its word.
+type flagUndo struct {
+	flag   *cli.BoolFlag
+	method func(*client.Client, context.Context, memory.IDsParams) (memory.PinResult, error)
+	done   string
+}
+
+// flagCommand is a command that sets one flag of observations by id
+// (pin, unpin, wrong): done says what it did to them.
+func flagCommand(name, usage, done string, method func(*client.Client, context.Context, memory.IDsParams) (memory.PinResult, error), undo *flagUndo) *cli.Command {
+	flags := []cli.Flag{jsonFlag}
+	if undo != nil {
+		flags = append(flags, undo.flag)
 	}
 	return &cli.Command{
 		Name:      name,
 		Usage:     usage,
 		ArgsUsage: "<id>...",
-		Flags:     []cli.Flag{jsonFlag},
+		Flags:     flags,
 		Action: func(c *cli.Context) error {
-			ids, err := parseIDs(c.Args().Slice(), name+" takes the ids of the observations to "+name)
+			ids, err := parseIDs(c.Args().Slice(), name+" takes the ids of the observations")
 			if err != nil {
 				return err
 			}
-			return call(c, bind(method, memory.IDsParams{IDs: ids}), func(w io.Writer, r *memory.PinResult) error {
+			m, did := method, done
+			if undo != nil && c.Bool(undo.flag.Name) {
+				m, did = undo.method, undo.done
+			}
+			return call(c, bind(m, memory.IDsParams{IDs: ids}), func(w io.Writer, r *memory.PinResult) error {
 				if len(r.Changed) > 0 {
-					fmt.Fprintf(w, "%sned %s\n", name, hashIDs(r.Changed))
+					fmt.Fprintf(w, "%s %s\n", did, hashIDs(r.Changed))
 				}
 				if len(r.Unchanged) > 0 {
-					fmt.Fprintf(w, "already %sned: %s\n", name, hashIDs(r.Unchanged))
+					fmt.Fprintf(w, "already %s: %s\n", did, hashIDs(r.Unchanged))
 				}
 				return nil
 			})

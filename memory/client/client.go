@@ -146,6 +146,17 @@ func (c *Client) Unpin(ctx context.Context, p memory.IDsParams) (memory.PinResul
 	return call[memory.PinResult](ctx, c.c, memory.MethodUnpin, p)
 }
 
+// MarkWrong records a person's word that observations are wrong: kept,
+// never given as facts again (mnemo/markWrong).
+func (c *Client) MarkWrong(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return call[memory.PinResult](ctx, c.c, memory.MethodMarkWrong, p)
+}
+
+// UnmarkWrong takes it back (mnemo/unmarkWrong).
+func (c *Client) UnmarkWrong(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return call[memory.PinResult](ctx, c.c, memory.MethodUnmarkWrong, p)
+}
+
 // Maintenance.
 
 // Status describes the running daemon and its memory (mnemo/status).

@@ -223,7 +223,10 @@ const maxCheckedFiles = 4096
 // state is how what o saw compares with its files now: the worst of its
 // anchors, "" when it has none.
 func (c *anchorCheck) state(o *memory.Observation) string {
-	if o.Reverted != 0 {
+	switch {
+	case o.Wrong:
+		return memory.StateWrong
+	case o.Reverted != 0:
 		return memory.StateReverted
 	}
 	if len(o.FileAnchors) == 0 {
@@ -310,6 +313,8 @@ func anchorNote(o *memory.Observation) string {
 		files = append(files, a.File)
 	}
 	switch o.State {
+	case memory.StateWrong:
+		return "marked wrong by a person"
 	case memory.StateReverted:
 		return "undone in its session: #" + strconv.FormatUint(o.Reverted, 10)
 	case memory.StateGone:

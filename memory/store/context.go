@@ -180,8 +180,8 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		}
 		// A dead end is not given as a fact (its files are checked below,
 		// for the candidates that would be given).
-		if o.Reverted != 0 {
-			o.State = memory.StateReverted
+		if o.Reverted != 0 || o.Wrong {
+			o.State = m.anchors.state(o)
 			if len(inj.Left) < maxLeft {
 				inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: goneReason(o)})
 			}
@@ -212,7 +212,12 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		used += len(pinHead)
 	}
 	for _, o := range pins {
-		o.State = m.anchors.state(&o)
+		if o.State = m.anchors.state(&o); o.Wrong {
+			if len(inj.Left) < maxLeft {
+				inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: goneReason(&o)})
+			}
+			continue // a person's word that it is wrong beats their pin
+		}
 		row := contextRow(&o)
 		if used+len(row) > budget {
 			continue // a shorter row may still fit

@@ -108,6 +108,36 @@ func (m *Memory) setPinned(ctx context.Context, p memory.IDsParams, pinned bool)
 	if !pinned {
 		verb = "unpin"
 	}
+	return m.setFlag(ctx, p, verb, pinned, func(o *memory.Observation) bool { return o.Pinned },
+		func(txn *badger.Txn, o *memory.Observation) error { return m.store.pinObservation(txn, o, pinned) })
+}
+
+// MarkWrong records a person's word that observations are wrong: they are
+// kept (and shown as wrong), and never given as facts again.
+func (m *Memory) MarkWrong(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return m.setWrong(ctx, p, true)
+}
+
+// UnmarkWrong takes that word back.
+func (m *Memory) UnmarkWrong(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return m.setWrong(ctx, p, false)
+}
+
+func (m *Memory) setWrong(ctx context.Context, p memory.IDsParams, wrong bool) (memory.PinResult, error) {
+	verb := "mark wrong"
+	if !wrong {
+		verb = "unmark wrong"
+	}
+	return m.setFlag(ctx, p, verb, wrong, func(o *memory.Observation) bool { return o.Wrong },
+		func(txn *badger.Txn, o *memory.Observation) error {
+			o.Wrong = wrong
+			return setJSON(txn, idKey(pObs, o.ID), o)
+		})
+}
+
+// setFlag sets one flag of observations (get reads it, set writes it) in
+// one transaction: all of them, or none when an id does not exist.
+func (m *Memory) setFlag(ctx context.Context, p memory.IDsParams, verb string, to bool, get func(*memory.Observation) bool, set func(*badger.Txn, *memory.Observation) error) (memory.PinResult, error) {
 	if err := p.Validate(); err != nil {
 		return memory.PinResult{}, err
 	}
@@ -134,13 +164,13 @@ func (m *Memory) setPinned(ctx context.Context, p memory.IDsParams, pinned bool)
 			return memory.ErrNotFound
 		}
 		for _, o := range obs {
-			if o.Pinned == pinned || slices.Contains(res.Changed, o.ID) {
+			if get(o) == to || slices.Contains(res.Changed, o.ID) {
 				if !slices.Contains(res.Changed, o.ID) && !slices.Contains(res.Unchanged, o.ID) {
 					res.Unchanged = append(res.Unchanged, o.ID)
 				}
 				continue
 			}
-			if err := m.store.pinObservation(txn, o, pinned); err != nil {
+			if err := set(txn, o); err != nil {
 				return err
 			}
 			res.Changed = append(res.Changed, o.ID)

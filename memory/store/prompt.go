@@ -168,6 +168,14 @@ func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int
 			if sess.ID != 0 && o.SessionID == sess.ID || o.ContentSessionID == sess.ContentSessionID || title == "" || titles[title] {
 				continue
 			}
+			// What no longer holds is not recalled as a fact.
+			switch o.State = m.anchors.state(o); o.State {
+			case memory.StateGone, memory.StateReverted, memory.StateWrong:
+				if len(inj.Left) < maxLeft {
+					inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: goneReason(o)})
+				}
+				continue
+			}
 			row := promptRow(o)
 			if used+len(row) > memory.MaxPromptContextBytes {
 				continue // a shorter row may still fit

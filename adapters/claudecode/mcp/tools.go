@@ -629,6 +629,8 @@ func FormatObservation(o *memory.Observation) string {
 		b.WriteString(" · gone: what it saw is no longer in the code")
 	case memory.StateReverted:
 		fmt.Fprintf(&b, " · reverted: undone in its session (#%d)", o.Reverted)
+	case memory.StateWrong:
+		b.WriteString(" · marked wrong by a person: not a fact")
 	}
 	b.WriteString("\n")
 	if o.Subtitle != "" {
@@ -687,6 +689,8 @@ func StateMark(state string) string {
 		return " [gone]"
 	case memory.StateReverted:
 		return " [reverted]"
+	case memory.StateWrong:
+		return " [marked wrong]"
 	}
 	return ""
 }

@@ -166,7 +166,7 @@ try {
     await page.waitForFunction(() => document.querySelectorAll('#list .row[data-id]').length >= 4, { timeout: 10_000 });
   });
 
-  await check('a record is corrected and pinned from the page', async () => {
+  await check('a record is corrected, pinned and marked wrong from the page', async () => {
     const id = Number(await page.$eval('#list .row[data-id]', (e) => e.dataset.id));
     await page.click(`#list .row[data-id="${id}"]`);
     await page.waitForFunction((id) => document.querySelector('#detail .meta')?.textContent.includes(`#${id}`), { timeout: 10_000 }, id);
@@ -184,6 +184,13 @@ try {
     const ctx = JSON.parse(mnemo('context', '--json'));
     assert((ctx.observationIds ?? [])[0] === id, `the pinned record is not first in the context: ${JSON.stringify(ctx.observationIds)}`);
     await shot(page, 'viewer-corrected.png');
+    // Marked wrong, then not: out of the context, then back.
+    await page.keyboard.press('w');
+    await page.waitForSelector('#detail .state-note.s-wrong', { timeout: 10_000 });
+    const wrongCtx = JSON.parse(mnemo('context', '--json'));
+    assert(!(wrongCtx.observationIds ?? []).includes(id), `a record marked wrong is in the context: ${JSON.stringify(wrongCtx.observationIds)}`);
+    await page.keyboard.press('w');
+    await page.waitForFunction(() => !document.querySelector('#detail .state-note.s-wrong'), { timeout: 10_000 });
   });
 
   let liveID = 0;

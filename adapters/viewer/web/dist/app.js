@@ -132,6 +132,10 @@ class Viewer {
                 if (this.openID)
                     void api(`/api/records/${this.openID}`).then((o) => this.pin(o.id, !o.pinned));
                 break;
+            case "w":
+                if (this.openID)
+                    void api(`/api/records/${this.openID}`).then((o) => this.markWrong(o.id, !o.wrong));
+                break;
             case "?":
                 $("help").showModal();
                 break;
@@ -271,12 +275,15 @@ class Viewer {
         const pin = el("button", undefined, o.pinned ? "Unpin" : "Pin");
         pin.title = o.pinned ? "stop giving it to every session of its project" : "give it to every session of its project";
         pin.addEventListener("click", () => void this.pin(o.id, !o.pinned));
+        const wrong = el("button", undefined, o.wrong ? "Not wrong" : "Mark wrong");
+        wrong.title = o.wrong ? "take the mark back" : "keep it, but never give it to an agent as a fact";
+        wrong.addEventListener("click", () => void this.markWrong(o.id, !o.wrong));
         const correct = el("button", undefined, "Correct");
         correct.addEventListener("click", () => this.correctForm(o));
         const edits = el("ul", "edits");
         for (const e of o.edits ?? [])
             edits.append(el("li", undefined, `until ${when(e.time)}: ${e.title}${e.narrative ? " — " + e.narrative : ""}`));
-        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")), o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null, o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null, o.state === "reverted" ? el("p", "state-note s-reverted", `Undone in its session (#${o.reverted ?? ""}): a dead end, never given as a fact.`) : null, o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), edits.childElementCount ? section("Before it was corrected", edits) : null, el("p", "actions", undefined, correct, pin, forget, around, session)));
+        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")), o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null, o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null, o.state === "wrong" ? el("p", "state-note s-wrong", "Marked wrong: kept, but never given to an agent as a fact.") : null, o.state === "reverted" ? el("p", "state-note s-reverted", `Undone in its session (#${o.reverted ?? ""}): a dead end, never given as a fact.`) : null, o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), edits.childElementCount ? section("Before it was corrected", edits) : null, el("p", "actions", undefined, correct, pin, wrong, forget, around, session)));
     }
     // correctForm lets a person correct a record's title and text; the
     // memory keeps what it said before.
@@ -303,6 +310,15 @@ class Viewer {
         cancel.addEventListener("click", (e) => { e.preventDefault(); void this.openRecord(o.id); });
         this.detail.querySelector("p.actions")?.before(form);
         title.focus();
+    }
+    async markWrong(id, on) {
+        try {
+            await api(`/api/records/${id}/wrong`, on ? "PUT" : "DELETE");
+            await this.openRecord(id);
+        }
+        catch (e) {
+            this.fail(e);
+        }
     }
     async pin(id, on) {
         try {
@@ -512,7 +528,7 @@ class Viewer {
 }
 // stateBadge marks a record whose code changed or is gone since.
 function stateBadge(state) {
-    const text = { changed: " changed since", gone: " gone", reverted: " reverted" };
+    const text = { changed: " changed since", gone: " gone", reverted: " reverted", wrong: " marked wrong" };
     if (!state || !text[state])
         return null;
     return el("span", `state s-${state}`, text[state]);

@@ -17,6 +17,7 @@ interface Observation {
   pinned?: boolean;
   state?: string;
   reverted?: number;
+  wrong?: boolean;
   edits?: { time: string; title: string; subtitle?: string; narrative?: string; facts?: string[] }[];
 }
 interface Session {
@@ -142,6 +143,7 @@ class Viewer {
       case "x": case "Delete": if (this.openID) void this.forget(this.openID); break;
       case "e": if (this.openID) void api<Observation>(`/api/records/${this.openID}`).then((o) => this.correctForm(o)); break;
       case "p": if (this.openID) void api<Observation>(`/api/records/${this.openID}`).then((o) => this.pin(o.id, !o.pinned)); break;
+      case "w": if (this.openID) void api<Observation>(`/api/records/${this.openID}`).then((o) => this.markWrong(o.id, !o.wrong)); break;
       case "?": ($("help") as HTMLDialogElement).showModal(); break;
       case "1": this.show("records"); break;
       case "2": this.show("sessions"); break;
@@ -272,6 +274,9 @@ class Viewer {
     const pin = el("button", undefined, o.pinned ? "Unpin" : "Pin");
     pin.title = o.pinned ? "stop giving it to every session of its project" : "give it to every session of its project";
     pin.addEventListener("click", () => void this.pin(o.id, !o.pinned));
+    const wrong = el("button", undefined, o.wrong ? "Not wrong" : "Mark wrong");
+    wrong.title = o.wrong ? "take the mark back" : "keep it, but never give it to an agent as a fact";
+    wrong.addEventListener("click", () => void this.markWrong(o.id, !o.wrong));
     const correct = el("button", undefined, "Correct");
     correct.addEventListener("click", () => this.correctForm(o));
     const edits = el("ul", "edits");
@@ -281,6 +286,7 @@ class Viewer {
       el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")),
       o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null,
       o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null,
+      o.state === "wrong" ? el("p", "state-note s-wrong", "Marked wrong: kept, but never given to an agent as a fact.") : null,
       o.state === "reverted" ? el("p", "state-note s-reverted", `Undone in its session (#${o.reverted ?? ""}): a dead end, never given as a fact.`) : null,
       o.subtitle ? el("p", "subtitle", o.subtitle) : null,
       o.request ? section("Asked", el("blockquote", undefined, o.request)) : null,
@@ -292,7 +298,7 @@ class Viewer {
       o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null,
       list("Concepts", o.concepts),
       edits.childElementCount ? section("Before it was corrected", edits) : null,
-      el("p", "actions", undefined, correct, pin, forget, around, session)));
+      el("p", "actions", undefined, correct, pin, wrong, forget, around, session)));
   }
 
   // correctForm lets a person correct a record's title and text; the
@@ -318,6 +324,15 @@ class Viewer {
     cancel.addEventListener("click", (e) => { e.preventDefault(); void this.openRecord(o.id); });
     this.detail.querySelector("p.actions")?.before(form);
     title.focus();
+  }
+
+  async markWrong(id: number, on: boolean): Promise<void> {
+    try {
+      await api(`/api/records/${id}/wrong`, on ? "PUT" : "DELETE");
+      await this.openRecord(id);
+    } catch (e) {
+      this.fail(e);
+    }
   }
 
   async pin(id: number, on: boolean): Promise<void> {
@@ -530,7 +545,7 @@ class Viewer {
 
 // stateBadge marks a record whose code changed or is gone since.
 function stateBadge(state?: string): HTMLElement | null {
-  const text: Record<string, string> = { changed: " changed since", gone: " gone", reverted: " reverted" };
+  const text: Record<string, string> = { changed: " changed since", gone: " gone", reverted: " reverted", wrong: " marked wrong" };
   if (!state || !text[state]) return null;
   return el("span", `state s-${state}`, text[state]);
 }
