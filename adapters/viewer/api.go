@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,6 +142,9 @@ func timeParam(r *http.Request, name string) (time.Time, error) {
 type statusResult struct {
 	Status memory.Status       `json:"status"`
 	Doctor memory.DoctorResult `json:"doctor"`
+	// StoreBytes is what the data directory holds on disk (the viewer
+	// runs beside it, in the daemon), -1 when it cannot be read.
+	StoreBytes int64 `json:"storeBytes"`
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
@@ -149,7 +154,29 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	doc, err := s.o.Memory.Doctor(r.Context())
-	s.reply(w, r, statusResult{Status: st, Doctor: doc}, err)
+	s.reply(w, r, statusResult{Status: st, Doctor: doc, StoreBytes: dirBytes(st.DataDir)}, err)
+}
+
+// dirBytes adds up the sizes of the files under dir; -1 when dir cannot
+// be read.
+func dirBytes(dir string) int64 {
+	if dir == "" {
+		return -1
+	}
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // a file removed meanwhile
+		}
+		if fi, ierr := d.Info(); ierr == nil && fi.Mode().IsRegular() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 func (s *Server) records(w http.ResponseWriter, r *http.Request) {

@@ -446,6 +446,8 @@ class Viewer {
         const add = (k, v) => dl.append(el("dt", undefined, k), el("dd", undefined, v));
         add("Version", s.version);
         add("Data", s.dataDir);
+        if (r.storeBytes >= 0)
+            add("On disk", `${(r.storeBytes / (1 << 20)).toFixed(1)} MB`);
         add("Embedder", s.embedder);
         add("Agent", s.agent);
         add("Sessions", String(s.counts.sessions));

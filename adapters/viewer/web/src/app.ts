@@ -462,12 +462,13 @@ class Viewer {
   }
 
   async status(): Promise<void> {
-    const r = await api<{ status: Status; doctor: { problems: { check: string; detail: string }[]; notes?: string[] } }>("/api/status");
+    const r = await api<{ status: Status; storeBytes: number; doctor: { problems: { check: string; detail: string }[]; notes?: string[] } }>("/api/status");
     const s = r.status;
     const dl = el("dl", "status");
     const add = (k: string, v: string) => dl.append(el("dt", undefined, k), el("dd", undefined, v));
     add("Version", s.version);
     add("Data", s.dataDir);
+    if (r.storeBytes >= 0) add("On disk", `${(r.storeBytes / (1 << 20)).toFixed(1)} MB`);
     add("Embedder", s.embedder);
     add("Agent", s.agent);
     add("Sessions", String(s.counts.sessions));
