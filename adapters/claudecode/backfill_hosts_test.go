@@ -339,7 +339,9 @@ func TestBackfillGeminiCorners(t *testing.T) {
 	if err != nil || len(files) != 2 {
 		t.Fatalf("Find: %v %+v", err, files)
 	}
-	if files[0].SessionID != "gemini:bbbb2222-legacy" || files[1].SessionID != "gemini:aaaa1111-main" {
+	// Oldest first: the legacy file was written last.
+	slices.SortFunc(files, func(a, b claudecode.TranscriptFile) int { return strings.Compare(a.SessionID, b.SessionID) })
+	if files[0].SessionID != "gemini:aaaa1111-main" || files[1].SessionID != "gemini:bbbb2222-legacy" {
 		t.Errorf("found %+v", files)
 	}
 	for _, f := range files {
@@ -348,7 +350,7 @@ func TestBackfillGeminiCorners(t *testing.T) {
 		}
 	}
 
-	calls, counts := rebuild(t, claudecode.HostGemini, files[1])
+	calls, counts := rebuild(t, claudecode.HostGemini, files[0])
 	if want := "SessionStart UserPromptSubmit PostToolUse Stop SessionEnd"; stagesOf(calls) != want {
 		t.Fatalf("stages %q, want %q", stagesOf(calls), want)
 	}
@@ -363,7 +365,7 @@ func TestBackfillGeminiCorners(t *testing.T) {
 		t.Errorf("stop: %+v (the rewound answer must be gone)", stop)
 	}
 
-	calls, _ = rebuild(t, claudecode.HostGemini, files[0])
+	calls, _ = rebuild(t, claudecode.HostGemini, files[1])
 	if want := "SessionStart UserPromptSubmit Stop SessionEnd"; stagesOf(calls) != want {
 		t.Fatalf("legacy: stages %q, want %q", stagesOf(calls), want)
 	}
