@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // ErrDaemonRunning is returned by Listen when a daemon already serves the
@@ -67,4 +68,30 @@ func Home() (string, error) {
 		return "", fmt.Errorf("find the Mnemo home: %w (set MNEMO_HOME)", err)
 	}
 	return h, nil
+}
+
+// clearStale removes a socket file at path that nobody listens on.
+func clearStale(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Type() != os.ModeSocket {
+		return fmt.Errorf("%s exists and is not a socket; remove it", path)
+	}
+	nc, err := net.DialTimeout("unix", path, time.Second)
+	if err == nil {
+		nc.Close()
+		return ErrDaemonRunning
+	}
+	if !refused(err) {
+		return fmt.Errorf("probe existing socket: %w", err)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove stale socket: %w", err)
+	}
+	return nil
 }

@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -135,31 +134,9 @@ func privateDir(dir string) error {
 	return nil
 }
 
-// clearStale removes a socket file at path that nobody listens on.
-func clearStale(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if fi.Mode().Type() != os.ModeSocket {
-		return fmt.Errorf("%s exists and is not a socket; remove it", path)
-	}
-	nc, err := net.DialTimeout("unix", path, time.Second)
-	if err == nil {
-		nc.Close()
-		return ErrDaemonRunning
-	}
-	if !errors.Is(err, syscall.ECONNREFUSED) {
-		return fmt.Errorf("probe existing socket: %w", err)
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("remove stale socket: %w", err)
-	}
-	return nil
-}
+// refused reports whether dialing a socket file failed because nobody
+// listens on it.
+func refused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
 
 // listener refuses connections from other users.
 type listener struct {
