@@ -2,6 +2,8 @@ package rpc
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -94,4 +96,32 @@ func clearStale(path string) error {
 		return fmt.Errorf("remove stale socket: %w", err)
 	}
 	return nil
+}
+
+// homeSocket is the socket path in a Mnemo home (<home>/run/mnemo.sock),
+// and the hash that names a home's socket elsewhere when that path is too
+// long for a socket.
+func homeSocket(home string) (path, hash string) {
+	home = filepath.Clean(home)
+	sum := sha256.Sum256([]byte(home))
+	return filepath.Join(home, "run", "mnemo.sock"), hex.EncodeToString(sum[:8])
+}
+
+// listenLock takes the exclusive lock on <path>.lock that a listener holds
+// for its life; a lock held elsewhere is an error wrapping
+// ErrDaemonRunning.
+func listenLock(path string) (*os.File, error) {
+	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", path, err)
+	}
+	locked, err := tryLock(lock)
+	if err != nil || !locked {
+		lock.Close()
+		if err == nil {
+			return nil, fmt.Errorf("listen %s: %w (its lock is held)", path, ErrDaemonRunning)
+		}
+		return nil, fmt.Errorf("listen %s: lock: %w", path, err)
+	}
+	return lock, nil
 }

@@ -4,8 +4,6 @@ package rpc
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,8 +12,6 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // maxSocketPath is the longest socket path the kernel takes (sun_path less
@@ -29,13 +25,10 @@ const maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
 // this user's, else <os.TempDir()>/mnemo-<uid>/<hash>.sock (Listen makes that
 // folder 0700 and checks its owner). The same home always gives the same path.
 func SocketPath(home string) string {
-	home = filepath.Clean(home)
-	p := filepath.Join(home, "run", "mnemo.sock")
+	p, hash := homeSocket(home)
 	if len(p) <= maxSocketPath {
 		return p
 	}
-	sum := sha256.Sum256([]byte(home))
-	hash := hex.EncodeToString(sum[:8])
 	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" && filepath.IsAbs(dir) {
 		p := filepath.Join(dir, "mnemo-"+hash+".sock")
 		if len(p) <= maxSocketPath && ownedDir(dir) {
@@ -79,16 +72,9 @@ func Listen(path string) (net.Listener, error) {
 		return nil, fmt.Errorf("listen %s: %w", path, err)
 	}
 
-	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := listenLock(path)
 	if err != nil {
-		return nil, fmt.Errorf("listen %s: %w", path, err)
-	}
-	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		lock.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, fmt.Errorf("listen %s: %w (its lock is held)", path, ErrDaemonRunning)
-		}
-		return nil, fmt.Errorf("listen %s: lock: %w", path, err)
+		return nil, err
 	}
 	fail := func(err error) (net.Listener, error) {
 		lock.Close()

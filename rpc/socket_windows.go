@@ -2,8 +2,6 @@ package rpc
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -27,13 +25,11 @@ const maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
 // gives that folder the same ACL as <home>\run). The same home always gives
 // the same path.
 func SocketPath(home string) string {
-	home = filepath.Clean(home)
-	p := filepath.Join(home, "run", "mnemo.sock")
+	p, hash := homeSocket(home)
 	if len(p) <= maxSocketPath {
 		return p
 	}
-	sum := sha256.Sum256([]byte(home))
-	return filepath.Join(os.TempDir(), "mnemo", hex.EncodeToString(sum[:8])+".sock")
+	return filepath.Join(os.TempDir(), "mnemo", hash+".sock")
 }
 
 // Listen listens on the Unix socket path for the daemon (AF_UNIX, Windows 10
@@ -60,17 +56,9 @@ func Listen(path string) (net.Listener, error) {
 	if err := privateDir(filepath.Dir(path)); err != nil {
 		return nil, fmt.Errorf("listen %s: %w", path, err)
 	}
-	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := listenLock(path)
 	if err != nil {
-		return nil, fmt.Errorf("listen %s: %w", path, err)
-	}
-	locked, err := tryLock(lock)
-	if err != nil || !locked {
-		lock.Close()
-		if err == nil {
-			return nil, fmt.Errorf("listen %s: %w (its lock is held)", path, ErrDaemonRunning)
-		}
-		return nil, fmt.Errorf("listen %s: lock: %w", path, err)
+		return nil, err
 	}
 	fail := func(err error) (net.Listener, error) {
 		lock.Close()
