@@ -301,9 +301,12 @@ func (m *Memory) withStates(obs []memory.Observation) {
 // maxLeft bounds the observations an injection's audit lists as left out.
 const maxLeft = 20
 
-// goneReason says why a gone observation was left out of a context.
-func goneReason(o *memory.Observation) string {
-	return "left out: " + o.State + " (" + anchorNote(o) + ")"
+// leaveOut records in an injection's audit that o, gone, reverted or
+// wrong (its State), was left out, and why; the first maxLeft of them.
+func leaveOut(inj *memory.Injection, o *memory.Observation) {
+	if len(inj.Left) < maxLeft {
+		inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: "left out: " + o.State + " (" + anchorNote(o) + ")"})
+	}
 }
 
 // anchorNote names the files an observation's state comes from.

@@ -30,23 +30,11 @@ func (m *Memory) InjectionsOf(ctx context.Context, p memory.InjectionsParams) (m
 	if err := p.Validate(); err != nil {
 		return memory.InjectionsResult{}, err
 	}
-	n := cmp.Or(p.Limit, 20)
-	res := memory.InjectionsResult{Injections: []memory.Injection{}}
-	err := m.store.view(func(txn *badger.Txn) error {
-		return scan(txn, pAudit, true, func(item *badger.Item) error {
-			var inj memory.Injection
-			if err := getJSON(txn, item.KeyCopy(nil), &inj); err != nil {
-				return err
-			}
-			if p.Project == "" || inj.Project == p.Project {
-				res.Injections = append(res.Injections, inj)
-			}
-			if len(res.Injections) >= n {
-				return errStop
-			}
-			return nil
-		})
-	})
+	injections, err := m.injections(p.Project, cmp.Or(p.Limit, 20))
+	res := memory.InjectionsResult{Injections: injections}
+	if res.Injections == nil {
+		res.Injections = []memory.Injection{}
+	}
 	if err != nil {
 		return memory.InjectionsResult{}, fmt.Errorf("injections: %w", err)
 	}
@@ -182,9 +170,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		// for the candidates that would be given).
 		if o.Reverted != 0 || o.Wrong {
 			o.State = m.anchors.state(o)
-			if len(inj.Left) < maxLeft {
-				inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: goneReason(o)})
-			}
+			leaveOut(&inj, o)
 			return nil
 		}
 		seen[title] = true
@@ -213,9 +199,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	}
 	for _, o := range pins {
 		if o.State = m.anchors.state(&o); o.Wrong {
-			if len(inj.Left) < maxLeft {
-				inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: goneReason(&o)})
-			}
+			leaveOut(&inj, &o)
 			continue // a person's word that it is wrong beats their pin
 		}
 		row := contextRow(&o)
@@ -241,9 +225,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		// budget goes.
 		switch c.o.State = m.anchors.state(&c.o); c.o.State {
 		case memory.StateGone:
-			if len(inj.Left) < maxLeft {
-				inj.Left = append(inj.Left, memory.InjectionItem{ID: c.o.ID, Reason: goneReason(&c.o)})
-			}
+			leaveOut(&inj, &c.o)
 			continue
 		case memory.StateChanged:
 			c.reasons = append(c.reasons, "marked changed: "+anchorNote(&c.o))
@@ -371,6 +353,12 @@ func (m *Memory) given(txn *badger.Txn, csid string) (map[uint64]bool, error) {
 
 // Injections returns the newest n context injections, newest first.
 func (m *Memory) Injections(ctx context.Context, n int) ([]memory.Injection, error) {
+	return m.injections("", n)
+}
+
+// injections returns the newest n context injections (of one project,
+// when it is set), newest first.
+func (m *Memory) injections(project string, n int) ([]memory.Injection, error) {
 	var out []memory.Injection
 	err := m.store.view(func(txn *badger.Txn) error {
 		return scan(txn, pAudit, true, func(item *badger.Item) error {
@@ -378,7 +366,9 @@ func (m *Memory) Injections(ctx context.Context, n int) ([]memory.Injection, err
 			if err := getJSON(txn, item.KeyCopy(nil), &inj); err != nil {
 				return err
 			}
-			out = append(out, inj)
+			if project == "" || inj.Project == project {
+				out = append(out, inj)
+			}
 			if len(out) >= n {
 				return errStop
 			}

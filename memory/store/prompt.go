@@ -171,9 +171,7 @@ func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int
 			// What no longer holds is not recalled as a fact.
 			switch o.State = m.anchors.state(o); o.State {
 			case memory.StateGone, memory.StateReverted, memory.StateWrong:
-				if len(inj.Left) < maxLeft {
-					inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: goneReason(o)})
-				}
+				leaveOut(&inj, o)
 				continue
 			}
 			row := promptRow(o)
