@@ -21,6 +21,7 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/local"
 )
 
 // Anchors: what an observation saw of its files, taken as its event comes
@@ -62,7 +63,7 @@ func fileAnchors(ev *memory.Event) []memory.FileAnchor {
 	if json.Unmarshal(ev.ToolInput, &in) != nil {
 		return nil
 	}
-	p := firstNonEmpty(in.FilePath, in.NotebookPath, in.Path)
+	p := local.FirstNonEmpty(in.FilePath, in.NotebookPath, in.Path)
 	if p == "" || strings.HasPrefix(p, "$") {
 		return nil
 	}
@@ -107,15 +108,6 @@ func regionOf(texts []string) []uint32 {
 		}
 	}
 	return out
-}
-
-func firstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
 }
 
 // anchorsFor keeps the event's anchors of the files an observation names.
@@ -170,6 +162,11 @@ func readFileFacts(path string) (fileFacts, error) {
 	if err != nil {
 		return fileFacts{}, err
 	}
+	return readFacts(path, fi)
+}
+
+// readFacts reads a file whole, as fi found it.
+func readFacts(path string, fi os.FileInfo) (fileFacts, error) {
 	if !fi.Mode().IsRegular() || fi.Size() > maxAnchorFile {
 		return fileFacts{}, fmt.Errorf("%s: not a regular file of at most %d bytes", path, maxAnchorFile)
 	}
@@ -198,16 +195,8 @@ func readFileFacts(path string) (fileFacts, error) {
 
 // inGitRepo reports whether path is in a git working tree.
 func inGitRepo(path string) bool {
-	for d := filepath.Dir(path); ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return false
-		}
-		d = parent
-	}
+	_, err := os.Lstat(filepath.Join(memory.RootOf(filepath.Dir(path)), ".git"))
+	return err == nil
 }
 
 // anchorCheck tells the state of observations' anchors, reading each file
@@ -279,7 +268,7 @@ func (c *anchorCheck) facts(path string) (fileFacts, error) {
 	case ok && !f.missing && f.size == fi.Size() && f.mtime.Equal(fi.ModTime()):
 		return f, nil
 	}
-	if f, err = readFileFacts(path); err != nil {
+	if f, err = readFacts(path, fi); err != nil {
 		return f, err
 	}
 	c.mu.Lock()
