@@ -105,30 +105,42 @@ func BackfillKey(sessionID, uuid, event string) string {
 // TranscriptCwd returns the cwd of the first line of a transcript that
 // has one, "" if none does. It reads at most the file's first 1,000 lines.
 func TranscriptCwd(path string) (string, error) {
+	var cwd string
+	err := headLines(path, 1000, func(line []byte) bool {
+		var l struct {
+			Cwd string `json:"cwd"`
+		}
+		if json.Unmarshal(line, &l) == nil && l.Cwd != "" {
+			cwd = l.Cwd
+			return true
+		}
+		return false
+	})
+	return cwd, err
+}
+
+// headLines calls fn with each of a file's first max lines (of any
+// length, without their newline) until fn says it is done.
+func headLines(path string, max int, fn func(line []byte) (done bool)) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("read transcript: %w", err)
+		return fmt.Errorf("read transcript: %w", err)
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 64<<10)
-	for range 1000 {
+	for range max {
 		line, err := readLine(r)
-		if len(line) > 0 {
-			var l struct {
-				Cwd string `json:"cwd"`
-			}
-			if json.Unmarshal(line, &l) == nil && l.Cwd != "" {
-				return l.Cwd, nil
-			}
+		if len(line) > 0 && fn(line) {
+			return nil
 		}
 		if err == io.EOF {
-			return "", nil
+			return nil
 		}
 		if err != nil {
-			return "", fmt.Errorf("read transcript: %w", err)
+			return fmt.Errorf("read transcript: %w", err)
 		}
 	}
-	return "", nil
+	return nil
 }
 
 // BackfillOptions are the inputs of Backfill besides the transcript.

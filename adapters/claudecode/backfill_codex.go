@@ -70,21 +70,15 @@ type codexPayload struct {
 // codexMeta reads a rollout's first line: the session's id and cwd. ok is
 // false when the file does not start with a session_meta record.
 func codexMeta(path string) (id, cwd string, ok bool, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", "", false, fmt.Errorf("read transcript: %w", err)
-	}
-	defer f.Close()
-	line, err := readLine(bufio.NewReaderSize(f, 64<<10))
-	if err != nil && err != io.EOF {
-		return "", "", false, fmt.Errorf("read transcript: %w", err)
-	}
-	var l codexLine
-	var p codexPayload
-	if json.Unmarshal(line, &l) != nil || l.Type != "session_meta" || json.Unmarshal(l.Payload, &p) != nil || p.ID == "" {
-		return "", "", false, nil
-	}
-	return p.ID, p.Cwd, true, nil
+	err = headLines(path, 1, func(line []byte) bool {
+		var l codexLine
+		var p codexPayload
+		if json.Unmarshal(line, &l) == nil && l.Type == "session_meta" && json.Unmarshal(l.Payload, &p) == nil && p.ID != "" {
+			id, cwd, ok = p.ID, p.Cwd, true
+		}
+		return true
+	})
+	return id, cwd, ok, err
 }
 
 // findCodexRollouts lists the rollouts under root (rollout-*.jsonl in any

@@ -1,13 +1,11 @@
 package claudecode
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -198,17 +196,11 @@ func readGeminiMeta(path string) (geminiRecord, error) {
 		}
 		return r, nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return r, fmt.Errorf("read transcript: %w", err)
-	}
-	defer f.Close()
-	line, err := readLine(bufio.NewReaderSize(f, 64<<10))
-	if err != nil && err != io.EOF {
-		return r, fmt.Errorf("read transcript: %w", err)
-	}
-	_ = json.Unmarshal(line, &r)
-	return r, nil
+	err := headLines(path, 1, func(line []byte) bool {
+		_ = json.Unmarshal(line, &r)
+		return true
+	})
+	return r, err
 }
 
 // geminiProjects reads ~/.gemini/projects.json: project folder → name.
@@ -282,14 +274,8 @@ func findGeminiChats(root string) ([]TranscriptFile, error) {
 // geminiFirstMessage is the content of the first message of a JSON lines
 // file, read from at most its first 50 lines.
 func geminiFirstMessage(path string) json.RawMessage {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
-	for range 50 {
-		line, err := readLine(r)
+	var first json.RawMessage
+	_ = headLines(path, 50, func(line []byte) bool {
 		var rec struct {
 			Type    string          `json:"type"`
 			Content json.RawMessage `json:"content"`
@@ -299,19 +285,20 @@ func geminiFirstMessage(path string) json.RawMessage {
 				} `json:"messages"`
 			} `json:"$set"`
 		}
-		if json.Unmarshal(line, &rec) == nil {
-			if len(rec.Set.Messages) > 0 {
-				return rec.Set.Messages[0].Content
-			}
-			if rec.Type != "" {
-				return rec.Content
-			}
+		if json.Unmarshal(line, &rec) != nil {
+			return false
 		}
-		if err != nil {
-			return nil
+		if len(rec.Set.Messages) > 0 {
+			first = rec.Set.Messages[0].Content
+			return true
 		}
-	}
-	return nil
+		if rec.Type != "" {
+			first = rec.Content
+			return true
+		}
+		return false
+	})
+	return first
 }
 
 // geminiText is a message content's text: a string, or its parts' text
