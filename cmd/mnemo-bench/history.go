@@ -342,23 +342,12 @@ func writeClaudeMemDB(path string, n int) error {
 // writeTranscripts writes Claude Code transcripts holding n tool events:
 // sessions of 10 turns of 10 edits, each edit a tool_use and its result.
 func writeTranscripts(dir string, n int) error {
-	sessions := max(1, n/100)
-	for s := range sessions {
-		sid := fmt.Sprintf("bf-%06d", s)
-		cwd := fmt.Sprintf("/src/project-%02d", s%20)
-		path := filepath.Join(dir, strings.ReplaceAll(cwd, "/", "-"), sid+".jsonl")
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return err
-		}
-		f, err := os.Create(path)
-		if err != nil {
-			return err
-		}
-		w := bufio.NewWriter(f)
-		enc := json.NewEncoder(w)
+	return benchSessions(n, func(sid, cwd string) string {
+		return filepath.Join(dir, strings.ReplaceAll(cwd, "/", "-"), sid+".jsonl")
+	}, func(sid, cwd string, enc func(any) error) error {
 		line := func(v map[string]any) error {
 			v["sessionId"], v["cwd"], v["isSidechain"] = sid, cwd, false
-			return enc.Encode(v)
+			return enc(v)
 		}
 		for turn := range 10 {
 			if err := line(map[string]any{"type": "user", "uuid": fmt.Sprintf("%s-u%d", sid, turn),
@@ -385,12 +374,6 @@ func writeTranscripts(dir string, n int) error {
 				return err
 			}
 		}
-		if err := w.Flush(); err != nil {
-			return err
-		}
-		if err := f.Close(); err != nil {
-			return err
-		}
-	}
-	return nil
+		return nil
+	})
 }
