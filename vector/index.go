@@ -198,6 +198,7 @@ type Index struct {
 	words int       // 64-bit words of a vector's sign code, 32 components each
 	codes []uint64  // sign codes by slot, words each
 	nvec  int       // documents with a vector
+	gen   uint64    // counts the documents added and removed
 
 	projects names
 	vecCount []int // by project: documents with a vector
@@ -246,6 +247,15 @@ func (ix *Index) EmbedderID() string { return ix.emb.ID() }
 
 // Embedder returns the index's embedder.
 func (ix *Index) Embedder() Embedder { return ix.emb }
+
+// Generation counts the changes to the index's documents: two calls that
+// return the same number saw the same documents. A snapshot written at one
+// generation need not be written again while it holds.
+func (ix *Index) Generation() uint64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.gen
+}
 
 // Len returns the number of documents in the index.
 func (ix *Index) Len() int {
@@ -303,6 +313,7 @@ func (ix *Index) Add(ctx context.Context, docs ...Doc) error {
 		}
 		ix.slots[slot] = e
 		ix.byID[d.ID] = slot
+		ix.gen++
 		ix.kw.add(slot, terms[i])
 		if d.Vector == nil {
 			continue
@@ -496,6 +507,7 @@ func (ix *Index) removeSlot(slot uint32) {
 	}
 	ix.kw.remove(slot)
 	delete(ix.byID, e.id)
+	ix.gen++
 	*e = entry{}
 	ix.gone[slot] = true
 	ix.dead = append(ix.dead, slot)

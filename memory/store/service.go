@@ -81,8 +81,11 @@ type Memory struct {
 	// Badger commit, and for writing while a snapshot is taken, so that
 	// the snapshot holds exactly what Badger had at its asOf.
 	snapMu sync.RWMutex
-	bg     sync.WaitGroup // background indexing
-	bgCtx  context.Context
+	// snapGen is the index's generation that the snapshot file holds
+	// (loaded or written); 0 when none does.
+	snapGen atomic.Uint64
+	bg      sync.WaitGroup // background indexing
+	bgCtx   context.Context
 
 	watch   watchers    // Watch
 	anchors anchorCheck // the states of observations' anchors

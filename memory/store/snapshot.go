@@ -78,6 +78,10 @@ func (m *Memory) loadSnapshot(txn *badger.Txn) (loaded bool, since map[uint64]bo
 		m.log.Warn("index snapshot refused; loading the index from the store", "err", err)
 		return false, nil
 	}
+	if len(since) == 0 {
+		// The file holds what the index has.
+		m.snapGen.Store(m.index.Generation())
+	}
 	m.log.Info("index snapshot loaded", "observations", n, "stale", len(since))
 	return true, since
 }
@@ -117,6 +121,16 @@ func (m *Memory) writeSnapshot() error {
 	if m.indexGap.Load() {
 		return nil
 	}
+	// The file holds what the index has: a daemon stopped after reading
+	// only is not held up writing the same 100 MB again. (Forget deletes
+	// the file, and changes the index anyway.)
+	gen := m.index.Generation()
+	if gen != 0 && gen == m.snapGen.Load() {
+		if _, err := os.Stat(path); err == nil {
+			m.log.Info("index snapshot unchanged", "observations", m.index.Len())
+			return nil
+		}
+	}
 	start := time.Now()
 	var asOf uint64
 	_ = m.store.view(func(txn *badger.Txn) error {
@@ -144,6 +158,7 @@ func (m *Memory) writeSnapshot() error {
 	if err != nil {
 		return fmt.Errorf("write index snapshot: %w", err)
 	}
+	m.snapGen.Store(gen)
 	m.log.Info("index snapshot written", "observations", m.index.Len(), "took", time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -187,3 +187,52 @@ func TestIndexSnapshotAcrossRestarts(t *testing.T) {
 		t.Errorf("a damaged snapshot was not refused:\n%s", logs)
 	}
 }
+
+func TestIndexSnapshotWrittenOnlyWhenChanged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "db")
+	snap := dir + ".snapshot"
+	m, _ := openAt(t, dir)
+	mustPrompt(t, m, "s1", "read the shop")
+	addReads(t, m, "s1", "cart/computeTotal.go")
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	written, err := os.Stat(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Started from the snapshot and only read: the file stays as it was.
+	m, logs := openAt(t, dir)
+	if got := hitIDs(t, m, "computeTotal"); len(got) != 1 {
+		t.Fatalf("hits %v", got)
+	}
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "index snapshot unchanged") || strings.Contains(logs.String(), "index snapshot written") {
+		t.Errorf("a memory that only read wrote its snapshot again:\n%s", logs)
+	}
+	if st, err := os.Stat(snap); err != nil || !st.ModTime().Equal(written.ModTime()) {
+		t.Errorf("the snapshot was touched: %v", err)
+	}
+
+	// One more observation: written again, and the next start finds it in
+	// the snapshot alone.
+	m, logs = openAt(t, dir)
+	addReads(t, m, "s1", "billing/refundLedger.go")
+	if err := m.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "index snapshot written") {
+		t.Errorf("a changed index was not written:\n%s", logs)
+	}
+	m, logs = openAt(t, dir)
+	defer m.Close()
+	if got := hitIDs(t, m, "refundLedger"); len(got) != 1 {
+		t.Errorf("hits %v", got)
+	}
+	if !strings.Contains(logs.String(), "stale=0") {
+		t.Errorf("the new observation was not in the snapshot:\n%s", logs)
+	}
+}
