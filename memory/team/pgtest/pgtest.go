@@ -1,0 +1,210 @@
+//go:build unix
+
+// Package pgtest runs a throw-away PostgreSQL for tests and benchmarks:
+// initdb on a temporary folder, the server on a free loopback port, trust
+// authentication for the role "mnemo", no Unix socket. The binaries are
+// found at run time (Bin). PostgreSQL refuses to run as root, so under
+// root the folder is given to the user "nobody" and initdb, pg_ctl and
+// the server run as that user (the process credential, no sudo or
+// setpriv needed).
+package pgtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// ErrNoPostgres is returned by Bin when no PostgreSQL binaries are found.
+var ErrNoPostgres = errors.New("no PostgreSQL server binaries (initdb, pg_ctl): install the postgresql package")
+
+// Bin finds the folder of initdb and pg_ctl: $MNEMO_PG_BIN, else the
+// newest /usr/lib/postgresql/<version>/bin (Debian, Ubuntu), else the
+// folder of initdb on PATH.
+func Bin() (string, error) {
+	if d := os.Getenv("MNEMO_PG_BIN"); d != "" {
+		return d, nil
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	slices.SortFunc(dirs, func(a, b string) int {
+		va, _ := strconv.Atoi(filepath.Base(filepath.Dir(a)))
+		vb, _ := strconv.Atoi(filepath.Base(filepath.Dir(b)))
+		return vb - va
+	})
+	for _, d := range dirs {
+		if isExec(filepath.Join(d, "initdb")) && isExec(filepath.Join(d, "pg_ctl")) {
+			return d, nil
+		}
+	}
+	if p, err := exec.LookPath("initdb"); err == nil {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real
+		}
+		if d := filepath.Dir(p); isExec(filepath.Join(d, "pg_ctl")) {
+			return d, nil
+		}
+	}
+	return "", ErrNoPostgres
+}
+
+func isExec(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
+}
+
+// A Server is a running throw-away PostgreSQL.
+type Server struct {
+	Bin  string
+	Dir  string // holds data/ and log
+	Port int
+	cred *syscall.Credential // the user it runs as, under root
+}
+
+// Start makes a cluster in a new temporary folder and starts it.
+func Start(ctx context.Context) (*Server, error) {
+	bin, err := Bin()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "mnemo-pg-")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Bin: bin, Dir: dir}
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("nobody")
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("running as root, PostgreSQL needs another user: %w", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		if err := os.Chown(dir, uid, gid); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	if err := s.run(ctx, "initdb", "-D", s.data(), "-U", "mnemo", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	s.Port = port
+	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = ''\nfsync = off\nmax_connections = 40\nshared_buffers = 16MB\n", port)
+	f, err := os.OpenFile(filepath.Join(s.data(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		_, err = f.WriteString(conf)
+		f.Close()
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := s.StartAgain(ctx); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Server) data() string { return filepath.Join(s.Dir, "data") }
+
+// URL is the connection string of the server's postgres database as the
+// role mnemo.
+func (s *Server) URL() string {
+	return fmt.Sprintf("postgres://mnemo@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
+}
+
+// StartAgain starts the server (after Stop), waiting until it accepts
+// connections.
+func (s *Server) StartAgain(ctx context.Context) error {
+	return s.run(ctx, "pg_ctl", "-D", s.data(), "-l", filepath.Join(s.Dir, "log"), "-w", "-t", "60", "start")
+}
+
+// Stop stops the server (fast: sessions are ended), waiting for it.
+func (s *Server) Stop(ctx context.Context) error {
+	return s.run(ctx, "pg_ctl", "-D", s.data(), "-m", "fast", "-w", "-t", "60", "stop")
+}
+
+// Close stops the server if it runs and removes its folder.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := os.Stat(filepath.Join(s.data(), "postmaster.pid")); err == nil {
+		if err := s.Stop(ctx); err != nil {
+			s.run(ctx, "pg_ctl", "-D", s.data(), "-m", "immediate", "-w", "stop")
+		}
+	}
+	return os.RemoveAll(s.Dir)
+}
+
+// Log is the server's log so far.
+func (s *Server) Log() string {
+	b, _ := os.ReadFile(filepath.Join(s.Dir, "log"))
+	return string(b)
+}
+
+func (s *Server) run(ctx context.Context, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, filepath.Join(s.Bin, name), args...)
+	cmd.Dir = s.Dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "PGTZ=UTC")
+	if s.cred != nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.cred}
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %v: %w\n%s", name, args, err, out.String())
+	}
+	return nil
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Must starts a server for a test and stops it when the test ends,
+// failed or not. Without PostgreSQL binaries the test is skipped, saying
+// how to install them.
+func Must(tb testing.TB) *Server {
+	tb.Helper()
+	if _, err := Bin(); err != nil {
+		tb.Skipf("%v (apt-get install postgresql; .ci/run does)", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	s, err := Start(ctx)
+	if err != nil {
+		tb.Fatalf("start PostgreSQL: %v", err)
+	}
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			tb.Logf("PostgreSQL log:\n%s", s.Log())
+		}
+		if err := s.Close(); err != nil {
+			tb.Errorf("stop PostgreSQL: %v", err)
+		}
+	})
+	return s
+}
