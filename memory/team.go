@@ -89,6 +89,12 @@ type TeamParams struct {
 	Cwd     string `json:"cwd,omitempty"`
 	// All leaves every project (leave only).
 	All bool `json:"all,omitzero"`
+	// FromEnv says the URL came from the caller's MNEMO_TEAM_URL: it is
+	// used, not written into the settings file.
+	FromEnv bool `json:"fromEnv,omitzero"`
+	// Author names this person on what is pushed; empty keeps the
+	// setting's.
+	Author string `json:"author,omitempty"`
 }
 
 // TeamStatus is the state of team memory on this machine.

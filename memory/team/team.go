@@ -83,7 +83,10 @@ type Options struct {
 	Poll time.Duration
 	// RetryMax caps the backoff after a failure; 10 s when 0.
 	RetryMax time.Duration
-	Logger   *slog.Logger
+	// PushBatch is the most operations one push transaction carries;
+	// the constant PushBatch when 0.
+	PushBatch int
+	Logger    *slog.Logger
 }
 
 // ParseURL checks a connection string and returns its pgx config. Its
@@ -229,6 +232,7 @@ func Start(local Local, o Options) (*Sync, error) {
 	}
 	o.Poll = cmp.Or(o.Poll, 2*time.Second)
 	o.RetryMax = cmp.Or(o.RetryMax, 10*time.Second)
+	o.PushBatch = cmp.Or(o.PushBatch, PushBatch)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -372,7 +376,7 @@ func (s *Sync) wait(ctx context.Context, conn *pgx.Conn) error {
 func (s *Sync) push(ctx context.Context, conn *pgx.Conn) error {
 	machine := s.local.Machine()
 	for {
-		entries, err := s.local.Outbox(ctx, PushBatch)
+		entries, err := s.local.Outbox(ctx, s.opts.PushBatch)
 		if err != nil || len(entries) == 0 {
 			return err
 		}
