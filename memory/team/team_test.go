@@ -179,3 +179,70 @@ func TestCheckErrors(t *testing.T) {
 		t.Errorf("newer schema: %v", err)
 	}
 }
+
+// A push that took its sequence number first but commits last is not
+// skipped: the cursor is (transaction, seq) and a pull reads only rows of
+// transactions that have all ended.
+func TestLateCommitIsNotSkipped(t *testing.T) {
+	pg := pgtest.Must(t)
+	ctx := context.Background()
+	if _, err := team.Check(ctx, pg.URL()); err != nil {
+		t.Fatal(err)
+	}
+	b := newPeer(t, pg.URL(), "bob", "proj")
+	insert := `INSERT INTO mnemo.ops (op_id, op, gid, project, author, machine, revised, body) VALUES ($1, 'put', $1, 'proj', 'carol', 'm1', now(), $2)`
+	body := func(title string) string {
+		return `{"project":"proj","type":"note","title":"` + title + `","narrative":"n"}`
+	}
+	c1, err := pgx.Connect(ctx, pg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c1.Close(ctx)
+	c2, err := pgx.Connect(ctx, pg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close(ctx)
+	slow, err := c1.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := slow.Exec(ctx, insert, "m1/1", body("zebra early seq late commit")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.Exec(ctx, insert, "m1/2", body("zebra later seq first commit")); err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int64
+	rows, _ := c2.Query(ctx, `SELECT seq FROM mnemo.ops ORDER BY seq`)
+	seqs, _ = pgx.CollectRows(rows, pgx.RowTo[int64])
+	t.Logf("committed seqs %v; one more is in flight", seqs)
+	// While the slow transaction runs, nothing after it is read either:
+	// the committed row waits for it.
+	time.Sleep(600 * time.Millisecond)
+	if n := len(b.find(t, "zebra")); n != 0 {
+		t.Errorf("%d records read while an older transaction was open", n)
+	}
+	if _, err := c2.Exec(ctx, `SELECT pg_notify('mnemo_ops', 'x')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := slow.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 3*time.Second, "both records, the late commit too", func() bool { return len(b.find(t, "zebra")) == 2 })
+}
+
+func TestRedactURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://alice:pw@db.example:5432/mnemo?sslmode=require":  "postgres://alice:xxxxx@db.example:5432/mnemo?sslmode=require",
+		"postgres://alice@db/mnemo":                                  "postgres://alice@db/mnemo",
+		"postgres://db/mnemo?user=a&password=pw&sslmode=verify-full": "postgres://db/mnemo?user=a&password=xxxxx&sslmode=verify-full",
+		"host=db user=a password=pw dbname=m":                        "host=db user=a password=xxxxx dbname=m",
+		"postgresql://a:p%40ss@h/d":                                  "postgresql://a:xxxxx@h/d",
+	} {
+		if got := memory.RedactURL(in); got != want {
+			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

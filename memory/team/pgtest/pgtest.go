@@ -91,6 +91,15 @@ func Start(ctx context.Context) (*Server, error) {
 		uid, _ := strconv.Atoi(u.Uid)
 		gid, _ := strconv.Atoi(u.Gid)
 		s.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		for d := filepath.Dir(dir); ; d = filepath.Dir(d) {
+			if fi, err := os.Stat(d); err != nil || fi.Mode().Perm()&0o001 == 0 {
+				os.RemoveAll(dir)
+				return nil, fmt.Errorf("running as root, PostgreSQL runs as nobody, who cannot reach %s (%s is not searchable by others): set TMPDIR to a folder it can", dir, d)
+			}
+			if d == filepath.Dir(d) {
+				break
+			}
+		}
 		if err := os.Chown(dir, uid, gid); err != nil {
 			os.RemoveAll(dir)
 			return nil, err
@@ -186,10 +195,14 @@ func freePort() (int, error) {
 
 // Must starts a server for a test and stops it when the test ends,
 // failed or not. Without PostgreSQL binaries the test is skipped, saying
-// how to install them.
+// how to install them, unless MNEMO_REQUIRE_POSTGRES is set (CI): then it
+// fails.
 func Must(tb testing.TB) *Server {
 	tb.Helper()
 	if _, err := Bin(); err != nil {
+		if os.Getenv("MNEMO_REQUIRE_POSTGRES") != "" {
+			tb.Fatalf("%v; MNEMO_REQUIRE_POSTGRES is set (.ci/run), so this test may not skip", err)
+		}
 		tb.Skipf("%v (apt-get install postgresql; .ci/run does)", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
