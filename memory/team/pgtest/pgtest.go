@@ -71,8 +71,18 @@ type Server struct {
 	cred *syscall.Credential // the user it runs as, under root
 }
 
-// Start makes a cluster in a new temporary folder and starts it.
-func Start(ctx context.Context) (*Server, error) {
+// Config tunes a server.
+type Config struct {
+	// Fsync keeps PostgreSQL's fsync on (benchmarks); tests turn it off.
+	Fsync bool
+}
+
+// Start makes a cluster in a new temporary folder and starts it, with
+// fsync off.
+func Start(ctx context.Context) (*Server, error) { return StartConfig(ctx, Config{}) }
+
+// StartConfig is Start with a Config.
+func StartConfig(ctx context.Context, c Config) (*Server, error) {
 	bin, err := Bin()
 	if err != nil {
 		return nil, err
@@ -115,7 +125,11 @@ func Start(ctx context.Context) (*Server, error) {
 		return nil, err
 	}
 	s.Port = port
-	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = ''\nfsync = off\nmax_connections = 40\nshared_buffers = 16MB\n", port)
+	fsync := "off"
+	if c.Fsync {
+		fsync = "on"
+	}
+	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = ''\nfsync = %s\nmax_connections = 40\nshared_buffers = 16MB\n", port, fsync)
 	f, err := os.OpenFile(filepath.Join(s.data(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err == nil {
 		_, err = f.WriteString(conf)
