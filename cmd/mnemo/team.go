@@ -227,7 +227,7 @@ func (h *teamHost) join(ctx context.Context, p memory.TeamParams) (memory.TeamSt
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	if _, err := team.Check(cctx, p.URL); err != nil {
-		return memory.TeamStatus{}, &memory.FieldError{Field: "url", Reason: err.Error() + "; nothing was changed"}
+		return memory.TeamStatus{}, &memory.FieldError{Field: "url", Reason: "does not work: " + err.Error() + "; nothing was changed"}
 	}
 	h.mu.Lock()
 	if h.url != "" && h.url != p.URL && len(h.projects) > 0 {

@@ -141,12 +141,11 @@ func revisedOf(o *memory.Observation) time.Time {
 	return o.Time
 }
 
-// queuePush writes an outbox entry for a change of o in txn, when o is to
-// be shared: a record of a shared project made here, or one that arrived
-// (a correction or forget of it travels back). It reports whether it
-// queued one.
+// queuePush writes an outbox entry for a change of o in txn, when o's
+// project is shared: a record made here, or a correction or forget of one
+// that arrived (it travels back). It reports whether it queued one.
 func (m *Memory) queuePush(txn *badger.Txn, op string, o *memory.Observation) (bool, error) {
-	if o.Origin == nil && !m.Shared(o.Project) {
+	if !m.Shared(o.Project) {
 		return false, nil
 	}
 	seq, err := m.store.next("outbox")

@@ -102,6 +102,26 @@ func TestShareForgetPrivate(t *testing.T) {
 		t.Errorf("b's outbox holds %d after an arrival", n)
 	}
 
+	// A correction at bob's of alice's record travels back to her, and a
+	// second one at hers back to him: the newer wins on both.
+	if _, err := b.mem.Correct(ctx, memory.CorrectParams{ID: h.ID, Title: "zebra migration plan, moved to tuesday"}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "bob's correction at alice's", func() bool { return len(a.find(t, "moved to tuesday")) == 1 })
+	if got := a.find(t, "zebra migration"); len(got) != 1 || got[0].ID != saved.ID || got[0].Author != "" {
+		t.Errorf("alice's record after bob's correction: %+v", got)
+	}
+	if _, err := a.mem.Correct(ctx, memory.CorrectParams{ID: saved.ID, Title: "zebra migration plan, moved to friday"}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 2*time.Second, "alice's correction at bob's", func() bool { return len(b.find(t, "moved to friday")) == 1 })
+	time.Sleep(300 * time.Millisecond)
+	for _, p := range []*peer{a, b} {
+		if got := p.find(t, "zebra migration"); len(got) != 1 || !strings.Contains(got[0].Title, "friday") {
+			t.Errorf("after both corrections: %+v", got)
+		}
+	}
+
 	if _, err := a.mem.Forget(ctx, memory.IDsParams{IDs: []uint64{saved.ID}}); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +133,7 @@ func TestShareForgetPrivate(t *testing.T) {
 	}
 	defer conn.Close(ctx)
 	dump := dumpAll(t, conn)
-	for _, secret := range []string{"PRIVATE-XYZZY", "OTHER-PLUGH", "move the zebras", "zebra migration"} {
+	for _, secret := range []string{"PRIVATE-XYZZY", "OTHER-PLUGH", "move the zebras", "zebra migration", "moved to"} {
 		if strings.Contains(dump, secret) {
 			t.Errorf("the server holds %q", secret)
 		}
