@@ -17,7 +17,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/memory/team/pgtest"
+	"github.com/mnemo-dev/mnemo/rpc"
 )
 
 // teamOutage is how long the server is down in TestTeamTwoDaemons: a
@@ -88,7 +90,7 @@ func waitFor(t *testing.T, within time.Duration, what string, ok func() bool) ti
 		if time.Since(start) > within {
 			t.Fatalf("not within %v: %s", within, what)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 	return time.Since(start)
 }
@@ -227,10 +229,24 @@ func TestTeamTwoDaemons(t *testing.T) {
 	if err := pg.StartAgain(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var outbox int
-	waitFor(t, 30*time.Second, "alice's daemon pushing", func() bool { outbox = a.status(t).Outbox; return outbox < burst })
+	// Watched over the socket, not through the command line: a poll
+	// every millisecond, so that the kill lands while it pushes.
 	pid := daemonStatus(t, a.env).PID
+	rc, err := rpc.Connect(ctx, rpc.ConnectOptions{Home: a.env.home, Client: rpc.ClientCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outbox int
+	waitFor(t, 30*time.Second, "alice's daemon pushing", func() bool {
+		st, err := client.New(rc).TeamStatus(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outbox = st.Outbox
+		return outbox < burst
+	})
 	killProcess(pid)
+	rc.Close()
 	for range 100 {
 		if exec.Command("kill", "-0", fmt.Sprint(pid)).Run() != nil {
 			break
@@ -263,8 +279,25 @@ func TestTeamTwoDaemons(t *testing.T) {
 	if rows != burst || gids != burst {
 		t.Errorf("the server holds %d puts of %d records, want %d of %d", rows, gids, burst, burst)
 	}
+	// doctor checks the link; leave stops sharing and forgets the server.
+	doctor := exec.Command(mnemoBin, "doctor")
+	doctor.Env, doctor.Dir = b.env.environ(), b.env.project
+	out, _ := doctor.CombinedOutput()
+	if !strings.Contains(string(out), "team         postgres://mnemo:xxxxx@127.0.0.1") || !strings.Contains(string(out), "answers") || strings.Contains(string(out), "pw-s3cret-9") {
+		t.Errorf("doctor says:\n%s", out)
+	}
+	if out := b.mnemo(t, "team", "leave"); !strings.Contains(out, "team memory is off") {
+		t.Errorf("leave says:\n%s", out)
+	}
+	if settings, _ := os.ReadFile(filepath.Join(b.env.home, "settings.json")); strings.Contains(string(settings), "teamUrl") {
+		t.Errorf("the settings keep the server after the last project left:\n%s", settings)
+	}
 	logs, _ := filepath.Glob(filepath.Join(a.env.home, "logs", "*"))
-	for _, l := range logs {
+	more, _ := filepath.Glob(filepath.Join(b.env.home, "logs", "*"))
+	if len(logs)+len(more) == 0 {
+		t.Error("no daemon log to check for the password")
+	}
+	for _, l := range append(logs, more...) {
 		if b, _ := os.ReadFile(l); strings.Contains(string(b), "pw-s3cret-9") {
 			t.Errorf("%s holds the password", l)
 		}

@@ -315,7 +315,11 @@ func (s *Sync) session(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
-	defer conn.Close(context.Background())
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		conn.Close(cctx)
+	}()
 	id, err := ensureSchema(ctx, conn)
 	if err != nil {
 		return err
