@@ -140,8 +140,10 @@ func Check(ctx context.Context, url string) (string, error) {
 }
 
 // schema is version 1 of the server's tables (docs/team.md §3).
+// The schema itself is made only when it is missing: CREATE SCHEMA IF NOT
+// EXISTS needs the database's CREATE privilege even when the schema exists,
+// and an owner given the schema by an administrator has no such privilege.
 const schema = `
-CREATE SCHEMA IF NOT EXISTS mnemo;
 CREATE TABLE IF NOT EXISTS mnemo.meta (key text PRIMARY KEY, value text NOT NULL);
 CREATE TABLE IF NOT EXISTS mnemo.ops (
   seq     bigserial PRIMARY KEY,
@@ -175,6 +177,15 @@ func ensureSchema(ctx context.Context, conn *pgx.Conn) (string, error) {
 			// Two machines joining at once make it once.
 			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(8245190317)`); err != nil {
 				return err
+			}
+			var hasSchema bool
+			if err := tx.QueryRow(ctx, `SELECT to_regnamespace('mnemo') IS NOT NULL`).Scan(&hasSchema); err != nil {
+				return err
+			}
+			if !hasSchema {
+				if _, err := tx.Exec(ctx, `CREATE SCHEMA mnemo`); err != nil {
+					return err
+				}
 			}
 			_, err := tx.Exec(ctx, schema)
 			return err

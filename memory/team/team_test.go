@@ -4,6 +4,7 @@ package team_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -263,6 +264,74 @@ func TestRedactURL(t *testing.T) {
 	} {
 		if got := memory.RedactURL(in); got != want {
 			t.Errorf("RedactURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The roles of docs/team.md §8 are enough: the owner makes the schema, a
+// member pushes, pulls and forgets and can delete nothing; a member on a
+// server without the schema is told to join as the owner first.
+func TestLeastPrivilegeRoles(t *testing.T) {
+	pg := pgtest.Must(t)
+	ctx := context.Background()
+	as := func(role string) string { return strings.Replace(pg.URL(), "mnemo@", role+"@", 1) }
+	admin, err := pgx.Connect(ctx, pg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := admin.Exec(ctx, sql); err != nil {
+			t.Fatalf("%s: %v", sql, err)
+		}
+	}
+	exec(`CREATE ROLE mnemo_member NOLOGIN`)
+	exec(`CREATE ROLE early LOGIN IN ROLE mnemo_member`)
+	if _, err := team.Check(ctx, as("early")); !errors.Is(err, team.ErrNoSchema) && (err == nil || !strings.Contains(err.Error(), "schema's owner")) {
+		t.Errorf("a member on an empty server: %v", err)
+	}
+	exec(`CREATE ROLE mnemo_owner LOGIN`)
+	exec(`CREATE SCHEMA mnemo AUTHORIZATION mnemo_owner`)
+	if _, err := team.Check(ctx, as("mnemo_owner")); err != nil {
+		t.Fatalf("the owner's join: %v", err)
+	}
+	for _, sql := range []string{
+		`GRANT USAGE ON SCHEMA mnemo TO mnemo_member`,
+		`GRANT SELECT ON mnemo.meta TO mnemo_member`,
+		`GRANT SELECT, INSERT ON mnemo.ops TO mnemo_member`,
+		`GRANT UPDATE (body) ON mnemo.ops TO mnemo_member`,
+		`GRANT USAGE ON SEQUENCE mnemo.ops_seq_seq TO mnemo_member`,
+		`CREATE ROLE alice LOGIN IN ROLE mnemo_member`,
+		`CREATE ROLE bob LOGIN IN ROLE mnemo_member`,
+	} {
+		exec(sql)
+	}
+	a := newPeer(t, as("alice"), "alice", "proj")
+	b := newPeer(t, as("bob"), "bob", "proj")
+	saved, err := a.mem.Save(ctx, memory.SaveParams{Project: "proj", Title: "zebra roles", Text: "made by a member"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 3*time.Second, "the record at bob's", func() bool { return len(b.find(t, "zebra roles")) == 1 })
+	if _, err := a.mem.Forget(ctx, memory.IDsParams{IDs: []uint64{saved.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 3*time.Second, "the forget at bob's", func() bool { return len(b.find(t, "zebra roles")) == 0 })
+	eventually(t, 3*time.Second, "alice's outbox empty", func() bool { return a.mem.OutboxLen() == 0 })
+	var st memory.TeamStatus
+	a.sync.Status(&st)
+	if st.LastError != "" || !st.Connected {
+		t.Errorf("alice's status: %+v, outbox %d", st, a.mem.OutboxLen())
+	}
+	member, err := pgx.Connect(ctx, as("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer member.Close(ctx)
+	for _, sql := range []string{`DELETE FROM mnemo.ops`, `TRUNCATE mnemo.ops`, `DROP TABLE mnemo.ops`, `UPDATE mnemo.ops SET author = 'x'`, `UPDATE mnemo.meta SET value = '2'`} {
+		if _, err := member.Exec(ctx, sql); err == nil || !strings.Contains(err.Error(), "denied") && !strings.Contains(err.Error(), "must be owner") {
+			t.Errorf("a member may %s: %v", sql, err)
 		}
 	}
 }
