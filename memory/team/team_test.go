@@ -98,6 +98,14 @@ func TestShareForgetPrivate(t *testing.T) {
 			t.Errorf("author %q: %d hits, want %d", who, len(r.Hits), want)
 		}
 	}
+	// The context of the project gives it, with its author.
+	cr, err := b.mem.Context(ctx, memory.ContextParams{Project: "proj"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(cr.Context, "zebra migration plan — alice") {
+		t.Errorf("bob's context:\n%s", cr.Context)
+	}
 	// No echo: b pushed nothing.
 	if n := b.mem.OutboxLen(); n != 0 {
 		t.Errorf("b's outbox holds %d after an arrival", n)
