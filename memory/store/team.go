@@ -546,14 +546,28 @@ func (m *Memory) applyPut(txn *badger.Txn, a memory.Arrival) (*memory.Observatio
 		return nil, false, err
 	}
 	if o.Origin != nil {
-		if err := txn.Set(key(pOrigin, []byte(a.GID)), be64(o.ID)); err != nil {
-			return nil, false, err
-		}
-		if err := txn.Set(idKey(pAuthor, o.ID), []byte(o.Origin.Author)); err != nil {
+		if err := m.keepOrigin(txn, &o); err != nil {
 			return nil, false, err
 		}
 	}
 	return &o, true, nil
+}
+
+// keepOrigin indexes a stored record that came from a team server: its
+// global id finds it, and its author is known to the search filter (set
+// here at once: ids are never reused, so an entry of a transaction that
+// failed names no record).
+func (m *Memory) keepOrigin(txn *badger.Txn, o *memory.Observation) error {
+	if err := txn.Set(key(pOrigin, []byte(o.Origin.ID)), be64(o.ID)); err != nil {
+		return err
+	}
+	if err := txn.Set(idKey(pAuthor, o.ID), []byte(o.Origin.Author)); err != nil {
+		return err
+	}
+	m.team.mu.Lock()
+	m.team.authors[o.ID] = o.Origin.Author
+	m.team.mu.Unlock()
+	return nil
 }
 
 // machineOf is the machine part of a global id.
