@@ -5,7 +5,9 @@ package team_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -341,5 +343,55 @@ func TestLeastPrivilegeRoles(t *testing.T) {
 		if _, err := member.Exec(ctx, sql); err == nil || !strings.Contains(err.Error(), "denied") && !strings.Contains(err.Error(), "must be owner") {
 			t.Errorf("a member may %s: %v", sql, err)
 		}
+	}
+}
+
+// lossyLocal loses the first answer of the server: the push committed,
+// the outbox entries were not deleted (as after kill -9 between the two).
+type lossyLocal struct {
+	*store.Memory
+	lost atomic.Bool
+}
+
+func (l *lossyLocal) Pushed(ctx context.Context, seqs []uint64) error {
+	if l.lost.CompareAndSwap(false, true) {
+		return errors.New("lost: the daemon died before it deleted the pushed entries")
+	}
+	return l.Memory.Pushed(ctx, seqs)
+}
+
+// A push retried after the server committed it stores nothing twice.
+func TestRetriedPushIsOnce(t *testing.T) {
+	pg := pgtest.Must(t)
+	ctx := context.Background()
+	mem, err := store.Open(ctx, store.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	mem.SetShared([]string{"proj"})
+	for i := range 5 {
+		if _, err := mem.Save(ctx, memory.SaveParams{Project: "proj", Title: fmt.Sprintf("zebra %d", i), Text: fmt.Sprintf("zebra number %d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := &lossyLocal{Memory: mem}
+	s, err := team.Start(l, team.Options{URL: pg.URL(), Author: "alice", Poll: 100 * time.Millisecond, RetryMax: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	eventually(t, 10*time.Second, "the outbox drained", func() bool { return l.lost.Load() && mem.OutboxLen() == 0 })
+	conn, err := pgx.Connect(ctx, pg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var rows, gids int
+	if err := conn.QueryRow(ctx, `SELECT count(*), count(DISTINCT gid) FROM mnemo.ops`).Scan(&rows, &gids); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 5 || gids != 5 {
+		t.Errorf("the server holds %d operations of %d records, want 5 of 5", rows, gids)
 	}
 }
