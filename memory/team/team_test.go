@@ -395,3 +395,35 @@ func TestRetriedPushIsOnce(t *testing.T) {
 		t.Errorf("the server holds %d operations of %d records, want 5 of 5", rows, gids)
 	}
 }
+
+// TLS when the server asks for it: against a server that takes TLS
+// connections only, a URL without sslmode (pgx's prefer) and one that
+// verifies the certificate work; sslmode=disable is refused with the
+// server's reason, a wrong CA with the verification's.
+func TestTLS(t *testing.T) {
+	pg := pgtest.MustConfig(t, pgtest.Config{TLSOnly: true})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	base := fmt.Sprintf("postgres://mnemo:pw-tls-77@127.0.0.1:%d/postgres", pg.Port)
+	for _, url := range []string{base, base + "?sslmode=require", base + "?sslmode=verify-full&sslrootcert=" + pg.CAFile} {
+		if _, err := team.Check(ctx, url); err != nil {
+			t.Errorf("%s: %v", memory.RedactURL(url), err)
+		}
+	}
+	_, err := team.Check(ctx, base+"?sslmode=disable")
+	if err == nil || !strings.Contains(err.Error(), "pg_hba.conf") || strings.Contains(err.Error(), "pw-tls-77") {
+		t.Errorf("sslmode=disable against a TLS-only server: %v", err)
+	}
+	other := pgtest.MustConfig(t, pgtest.Config{TLSOnly: true})
+	_, err = team.Check(ctx, base+"?sslmode=verify-full&sslrootcert="+other.CAFile)
+	if err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("verify-full with another CA: %v", err)
+	}
+	// A peer over TLS pushes and pulls.
+	a := newPeer(t, base+"?sslmode=verify-full&sslrootcert="+pg.CAFile, "alice", "proj")
+	b := newPeer(t, base+"?sslmode=require", "bob", "proj")
+	if _, err := a.mem.Save(ctx, memory.SaveParams{Project: "proj", Title: "zebra over tls", Text: "encrypted on the wire"}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 3*time.Second, "the record over TLS", func() bool { return len(b.find(t, "zebra over tls")) == 1 })
+}

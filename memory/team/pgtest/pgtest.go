@@ -12,8 +12,15 @@ package pgtest
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"fmt"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -68,13 +75,18 @@ type Server struct {
 	Bin  string
 	Dir  string // holds data/ and log
 	Port int
-	cred *syscall.Credential // the user it runs as, under root
+	// CAFile is the CA of the server's certificate (TLSOnly).
+	CAFile string
+	cred   *syscall.Credential // the user it runs as, under root
 }
 
 // Config tunes a server.
 type Config struct {
 	// Fsync keeps PostgreSQL's fsync on (benchmarks); tests turn it off.
 	Fsync bool
+	// TLSOnly makes the server take TLS connections only, with a
+	// certificate for 127.0.0.1 signed by a throw-away CA (Server.CAFile).
+	TLSOnly bool
 }
 
 // Start makes a cluster in a new temporary folder and starts it, with
@@ -130,6 +142,13 @@ func StartConfig(ctx context.Context, c Config) (*Server, error) {
 		fsync = "on"
 	}
 	conf := fmt.Sprintf("\nlisten_addresses = '127.0.0.1'\nport = %d\nunix_socket_directories = ''\nfsync = %s\nmax_connections = 40\nshared_buffers = 16MB\n", port, fsync)
+	if c.TLSOnly {
+		if err := s.makeTLS(); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+		conf += "ssl = on\nssl_cert_file = 'server.crt'\nssl_key_file = 'server.key'\n"
+	}
 	f, err := os.OpenFile(filepath.Join(s.data(), "postgresql.conf"), os.O_APPEND|os.O_WRONLY, 0)
 	if err == nil {
 		_, err = f.WriteString(conf)
@@ -211,7 +230,10 @@ func freePort() (int, error) {
 // failed or not. Without PostgreSQL binaries the test is skipped, saying
 // how to install them, unless MNEMO_REQUIRE_POSTGRES is set (CI): then it
 // fails.
-func Must(tb testing.TB) *Server {
+func Must(tb testing.TB) *Server { tb.Helper(); return MustConfig(tb, Config{}) }
+
+// MustConfig is Must with a Config.
+func MustConfig(tb testing.TB, c Config) *Server {
 	tb.Helper()
 	if _, err := Bin(); err != nil {
 		if os.Getenv("MNEMO_REQUIRE_POSTGRES") != "" {
@@ -221,7 +243,7 @@ func Must(tb testing.TB) *Server {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := Start(ctx)
+	s, err := StartConfig(ctx, c)
 	if err != nil {
 		tb.Fatalf("start PostgreSQL: %v", err)
 	}
@@ -234,4 +256,60 @@ func Must(tb testing.TB) *Server {
 		}
 	})
 	return s
+}
+
+// makeTLS writes a throw-away CA (CAFile, in Dir) and a certificate for
+// 127.0.0.1 signed by it into the data folder, and lets only TLS
+// connections in (pg_hba.conf).
+func (s *Server) makeTLS() error {
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	ca := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mnemo test CA"}, NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	caCert, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return err
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return err
+	}
+	leaf := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "127.0.0.1"}, NotBefore: now.Add(-time.Hour), NotAfter: now.Add(24 * time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leaf, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		return err
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return err
+	}
+	s.CAFile = filepath.Join(s.Dir, "ca.crt")
+	files := []struct {
+		path string
+		data []byte
+	}{
+		{s.CAFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER})},
+		{filepath.Join(s.data(), "server.crt"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: leafDER})},
+		{filepath.Join(s.data(), "server.key"), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER})},
+		{filepath.Join(s.data(), "pg_hba.conf"), []byte("hostssl all all 127.0.0.1/32 trust\nhostnossl all all 127.0.0.1/32 reject\n")},
+	}
+	for _, f := range files {
+		if err := os.WriteFile(f.path, f.data, 0o600); err != nil {
+			return err
+		}
+		if s.cred != nil {
+			if err := os.Chown(f.path, int(s.cred.Uid), int(s.cred.Gid)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
