@@ -259,7 +259,8 @@ func PushForm(o *memory.Observation) *memory.Observation {
 	clean := func(s string) string {
 		s, _ = privacy.Strip(s)
 		s, _ = privacy.Redact(s)
-		return s
+		// PostgreSQL's text and jsonb take no NUL.
+		return strings.ReplaceAll(s, "\x00", "")
 	}
 	list := func(in []string) []string {
 		out := make([]string, 0, len(in))

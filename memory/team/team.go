@@ -395,23 +395,17 @@ func (s *Sync) push(ctx context.Context, conn *pgx.Conn) error {
 		if err != nil || len(entries) == 0 {
 			return err
 		}
-		var (
-			seqs                                = make([]uint64, 0, len(entries))
-			opIDs, ops, gids, projects, authors []string
-			revised                             []time.Time
-			bodies                              []*string
-			forgotten                           []string
-		)
+		seqs := make([]uint64, 0, len(entries))
+		var batch []pushRow
 		for _, e := range entries {
 			seqs = append(seqs, e.Seq)
-			author := s.opts.Author
-			var body *string
+			r := pushRow{opID: machine + "/" + strconv.FormatUint(e.Seq, 10), op: e.Op, gid: noNUL(e.GID), project: noNUL(e.Project), author: noNUL(s.opts.Author), revised: e.Revised}
 			if e.Op == memory.OpPut {
 				if e.Observation == nil {
 					continue // forgotten before it was pushed: its tombstone follows
 				}
 				if e.Observation.Origin != nil {
-					author = cmp.Or(e.Observation.Origin.Author, author)
+					r.author = noNUL(cmp.Or(e.Observation.Origin.Author, r.author))
 					e.Observation.Origin = nil
 				}
 				b, err := json.Marshal(e.Observation)
@@ -424,37 +418,33 @@ func (s *Sync) push(ctx context.Context, conn *pgx.Conn) error {
 					continue
 				}
 				str := string(b)
-				body = &str
-			} else {
-				forgotten = append(forgotten, e.GID)
+				r.body = &str
 			}
-			opIDs = append(opIDs, machine+"/"+strconv.FormatUint(e.Seq, 10))
-			ops, gids, projects, authors = append(ops, e.Op), append(gids, e.GID), append(projects, e.Project), append(authors, author)
-			revised, bodies = append(revised, e.Revised), append(bodies, body)
+			batch = append(batch, r)
 		}
-		var n int64
-		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if len(opIDs) > 0 {
-				tag, err := tx.Exec(ctx, `INSERT INTO mnemo.ops (op_id, op, gid, project, author, machine, revised, body)
-SELECT o, p, g, pr, a, $6, r, b::jsonb FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $7::timestamptz[], $8::text[]) AS t(o, p, g, pr, a, r, b)
-ON CONFLICT (op_id) DO NOTHING`, opIDs, ops, gids, projects, authors, machine, revised, bodies)
-				if err != nil {
-					return err
+		n, err := s.insert(ctx, conn, machine, batch)
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && dataError(pe) && len(batch) > 1 {
+			// One operation the server refuses must not hold up the
+			// others: each alone, the refused ones skipped.
+			n, err = 0, nil
+			for _, r := range batch {
+				k, err1 := s.insert(ctx, conn, machine, []pushRow{r})
+				if errors.As(err1, &pe) && dataError(pe) {
+					s.skipped.Add(1)
+					s.log.Warn("the server refuses an operation; kept here only", "gid", r.gid, "op", r.op, "err", pe.Message)
+					continue
 				}
-				n = tag.RowsAffected()
-			}
-			if len(forgotten) > 0 {
-				// Forgotten text leaves the server too.
-				if _, err := tx.Exec(ctx, `UPDATE mnemo.ops SET body = NULL WHERE op = 'put' AND body IS NOT NULL AND gid = ANY($1)`, forgotten); err != nil {
-					return err
+				if err1 != nil {
+					return err1
 				}
+				n += k
 			}
-			if n > 0 {
-				_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, Channel, machine)
-				return err
-			}
-			return nil
-		})
+		} else if errors.As(err, &pe) && dataError(pe) {
+			s.skipped.Add(1)
+			s.log.Warn("the server refuses an operation; kept here only", "gid", batch[0].gid, "op", batch[0].op, "err", pe.Message)
+			err = nil
+		}
 		if err != nil {
 			return err
 		}
@@ -465,6 +455,64 @@ ON CONFLICT (op_id) DO NOTHING`, opIDs, ops, gids, projects, authors, machine, r
 		s.lastPush.Store(time.Now().UnixNano())
 	}
 }
+
+// pushRow is one operation as inserted.
+type pushRow struct {
+	opID, op, gid, project, author string
+	revised                        time.Time
+	body                           *string
+}
+
+// insert writes operations in one transaction, clears the bodies of the
+// records forgotten, and notifies the listeners. It returns how many
+// operations were new to the server.
+func (s *Sync) insert(ctx context.Context, conn *pgx.Conn, machine string, rows []pushRow) (int64, error) {
+	if len(rows) == 0 {
+		return 0, nil
+	}
+	var (
+		opIDs, ops, gids, projects, authors, forgotten []string
+		revised                                        []time.Time
+		bodies                                         []*string
+	)
+	for _, r := range rows {
+		opIDs, ops, gids, projects, authors = append(opIDs, r.opID), append(ops, r.op), append(gids, r.gid), append(projects, r.project), append(authors, r.author)
+		revised, bodies = append(revised, r.revised), append(bodies, r.body)
+		if r.op == memory.OpForget {
+			forgotten = append(forgotten, r.gid)
+		}
+	}
+	var n int64
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO mnemo.ops (op_id, op, gid, project, author, machine, revised, body)
+SELECT o, p, g, pr, a, $6, r, b::jsonb FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $7::timestamptz[], $8::text[]) AS t(o, p, g, pr, a, r, b)
+ON CONFLICT (op_id) DO NOTHING`, opIDs, ops, gids, projects, authors, noNUL(machine), revised, bodies)
+		if err != nil {
+			return err
+		}
+		n = tag.RowsAffected()
+		if len(forgotten) > 0 {
+			// Forgotten text leaves the server too.
+			if _, err := tx.Exec(ctx, `UPDATE mnemo.ops SET body = NULL WHERE op = 'put' AND body IS NOT NULL AND gid = ANY($1)`, forgotten); err != nil {
+				return err
+			}
+		}
+		if n > 0 {
+			_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, Channel, machine)
+			return err
+		}
+		return nil
+	})
+	return n, err
+}
+
+// dataError reports whether the server refused an operation for what it
+// holds (a data exception or a check), not for a failure of its own.
+func dataError(pe *pgconn.PgError) bool {
+	return strings.HasPrefix(pe.Code, "22") || pe.Code == "23514" // check_violation
+}
+
+func noNUL(s string) string { return strings.ReplaceAll(s, "\x00", "") }
 
 // pull reads, per shared project, the operations other machines pushed
 // after the project's cursor, from transactions that have all ended, and

@@ -427,3 +427,46 @@ func TestTLS(t *testing.T) {
 	}
 	eventually(t, 3*time.Second, "the record over TLS", func() bool { return len(b.find(t, "zebra over tls")) == 1 })
 }
+
+// An operation the server refuses (here by a CHECK an administrator
+// added) is skipped and counted, and does not hold up the others.
+func TestRefusedOperationIsSkipped(t *testing.T) {
+	pg := pgtest.Must(t)
+	ctx := context.Background()
+	if _, err := team.Check(ctx, pg.URL()); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, pg.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `ALTER TABLE mnemo.ops ADD CONSTRAINT no_poison CHECK (body->>'title' IS DISTINCT FROM 'zebra poison')`); err != nil {
+		t.Fatal(err)
+	}
+	// Queued before the push starts: one batch, the refused one in it.
+	mem, err := store.Open(ctx, store.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	mem.SetShared([]string{"proj"})
+	for _, title := range []string{"zebra one", "zebra poison", "zebra two"} {
+		if _, err := mem.Save(ctx, memory.SaveParams{Project: "proj", Title: title, Text: title + " text"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b := newPeer(t, pg.URL(), "bob", "proj")
+	s, err := team.Start(mem, team.Options{URL: pg.URL(), Author: "alice", Poll: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	eventually(t, 5*time.Second, "the two others at bob's", func() bool { return len(b.find(t, "zebra")) == 2 })
+	eventually(t, 5*time.Second, "alice's outbox empty", func() bool { return mem.OutboxLen() == 0 })
+	var st memory.TeamStatus
+	s.Status(&st)
+	if st.Skipped != 1 {
+		t.Errorf("skipped %d, want 1", st.Skipped)
+	}
+}
