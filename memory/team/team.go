@@ -40,6 +40,9 @@ const (
 	PullBatch = 500
 	// MaxBody is the largest record pushed (the server's CHECK).
 	MaxBody = 256 << 10
+	// ApplyBytes bounds the records applied in one local transaction
+	// (a Badger transaction may hold 15 % of a memtable).
+	ApplyBytes = 256 << 10
 )
 
 // Errors.
@@ -536,10 +539,25 @@ ORDER BY tx, seq LIMIT $5`, tx, seq, machine, project, PullBatch)
 				return err
 			}
 			var (
-				ops  []memory.Arrival
-				last string
-				read int
+				ops   []memory.Arrival
+				last  string
+				read  int
+				bytes int
 			)
+			// apply stores what was read so far with its cursor: batches of
+			// at most ApplyBytes, so that a Badger transaction stays small.
+			apply := func() error {
+				if last == "" {
+					return nil
+				}
+				stored, _, err := s.local.Arrive(ctx, key, last, ops)
+				if err != nil {
+					return err
+				}
+				s.arrived.Add(int64(stored))
+				ops, bytes = ops[:0], 0
+				return nil
+			}
 			for rows.Next() {
 				read++
 				var (
@@ -560,8 +578,15 @@ ORDER BY tx, seq LIMIT $5`, tx, seq, machine, project, PullBatch)
 						continue
 					}
 					a.Observation = &o
+					bytes += len(*body)
 				}
 				ops = append(ops, a)
+				if bytes >= ApplyBytes {
+					if err := apply(); err != nil {
+						rows.Close()
+						return err
+					}
+				}
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
@@ -570,11 +595,9 @@ ORDER BY tx, seq LIMIT $5`, tx, seq, machine, project, PullBatch)
 			if last == "" {
 				break
 			}
-			stored, _, err := s.local.Arrive(ctx, key, last, ops)
-			if err != nil {
+			if err := apply(); err != nil {
 				return err
 			}
-			s.arrived.Add(int64(stored))
 			if read < PullBatch {
 				break // caught up
 			}

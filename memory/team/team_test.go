@@ -470,3 +470,32 @@ func TestRefusedOperationIsSkipped(t *testing.T) {
 		t.Errorf("skipped %d, want 1", st.Skipped)
 	}
 }
+
+// A catch-up of many large records is applied in transactions Badger
+// takes (a batch of 500 rows of 3 KB would be too big for one).
+func TestCatchUpOfLargeRecords(t *testing.T) {
+	pg := pgtest.Must(t)
+	ctx := context.Background()
+	a := newPeer(t, pg.URL(), "alice", "proj")
+	const n = 600
+	for i := range n {
+		var words []string
+		for j := range 500 { // words that do not compress much
+			words = append(words, fmt.Sprintf("%x", (uint64(i)*1_000_003+uint64(j))*0x9E3779B97F4A7C15))
+		}
+		text := fmt.Sprintf("zebra %d ", i) + strings.Join(words, " ")
+		if _, err := a.mem.Save(ctx, memory.SaveParams{Project: "proj", Title: fmt.Sprintf("zebra large %d", i), Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, 30*time.Second, "alice's outbox empty", func() bool { return a.mem.OutboxLen() == 0 })
+	b := newPeer(t, pg.URL(), "bob", "proj")
+	eventually(t, 60*time.Second, "every record at bob's", func() bool {
+		var st memory.TeamStatus
+		b.sync.Status(&st)
+		if st.LastError != "" {
+			t.Fatalf("bob: %s", st.LastError)
+		}
+		return st.Arrived == n
+	})
+}
