@@ -253,10 +253,13 @@ type SearchParams struct {
 	Files   []string `json:"files,omitempty"`
 	// Host keeps the observations made in one host's sessions
 	// ("claude-code", "codex", …).
-	Host  string    `json:"host,omitempty"`
-	Since time.Time `json:"since,omitzero"`
-	Until time.Time `json:"until,omitzero"`
-	Limit int       `json:"limit,omitzero"`
+	Host string `json:"host,omitempty"`
+	// Author keeps this machine's observations (AuthorMine), those that
+	// arrived from a team server (AuthorTeam), or one author's.
+	Author string    `json:"author,omitempty"`
+	Since  time.Time `json:"since,omitzero"`
+	Until  time.Time `json:"until,omitzero"`
+	Limit  int       `json:"limit,omitzero"`
 	// Mode picks the rankings: "hybrid" (the default, keywords and meaning
 	// fused), "keyword" or "vector".
 	Mode string `json:"mode,omitempty"`
@@ -287,11 +290,13 @@ func (p *SearchParams) Validate() error {
 
 // A Hit is one row of a search's compact index.
 type Hit struct {
-	ID      uint64    `json:"id"`
-	Title   string    `json:"title"`
-	Type    string    `json:"type"`
-	Project string    `json:"project"`
-	Host    string    `json:"host,omitempty"`
+	ID      uint64 `json:"id"`
+	Title   string `json:"title"`
+	Type    string `json:"type"`
+	Project string `json:"project"`
+	Host    string `json:"host,omitempty"`
+	// Author is who made an observation that arrived from a team server.
+	Author  string    `json:"author,omitempty"`
 	Time    time.Time `json:"time"`
 	Files   []string  `json:"files"`
 	Score   float64   `json:"score"`

@@ -41,6 +41,11 @@ const (
 	MethodPause  = "mnemo/pause"  // PauseParams → PauseResult
 	MethodResume = "mnemo/resume" // PauseParams → PauseResult
 
+	// Team memory (docs/team.md).
+	MethodTeamJoin   = "mnemo/teamJoin"   // TeamParams → TeamStatus
+	MethodTeamLeave  = "mnemo/teamLeave"  // TeamParams → TeamStatus
+	MethodTeamStatus = "mnemo/teamStatus" // no params → TeamStatus
+
 	// Live changes. After MethodWatch the daemon sends that connection a
 	// MethodChanged notification for every change of the memory (its
 	// params a Change, KindLost when it fell behind) until the connection

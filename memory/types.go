@@ -131,8 +131,11 @@ type Observation struct {
 	Pinned bool `json:"pinned,omitzero"`
 	// Edits are the observation's corrections, oldest first, each with
 	// what it said until then (mnemo/correct).
-	Edits []Edit    `json:"edits,omitempty"`
-	Time  time.Time `json:"time"`
+	Edits []Edit `json:"edits,omitempty"`
+	// Origin says who made an observation that arrived from a team
+	// server, and where; nil for the observations made here.
+	Origin *Origin   `json:"origin,omitempty"`
+	Time   time.Time `json:"time"`
 	// Hash is ContentHash as the observation now reads; the hashes of its
 	// earlier versions (PastHashes) are indexed beside it.
 	Hash string `json:"hash"`

@@ -93,6 +93,9 @@ type Query struct {
 	Types []string
 	// Host, when set, keeps the documents of that host only.
 	Host string
+	// Keep, when set, keeps the documents whose id it accepts. It is
+	// called with the index locked: it must not call the index.
+	Keep func(id uint64) bool
 	// Files, when set, keeps the documents with a file path that contains
 	// one of these fragments (ignoring case).
 	Files []string
@@ -1061,6 +1064,7 @@ type filter struct {
 	noType       bool     // the query asks only for types the index has never seen
 	host         int      // -1 for any, noProject for one the index has never seen
 	files        []string // lowercased fragments
+	keepID       func(uint64) bool
 	since, until int64
 	hasSince     bool
 	hasUntil     bool
@@ -1101,7 +1105,8 @@ func (ix *Index) newFilter(q Query) *filter {
 	if !q.Until.IsZero() {
 		f.until, f.hasUntil = q.Until.UnixNano(), true
 	}
-	f.residual = len(f.types) > 0 || f.noType || f.host != -1 || len(f.files) > 0 || f.hasSince || f.hasUntil
+	f.keepID = q.Keep
+	f.residual = len(f.types) > 0 || f.noType || f.host != -1 || len(f.files) > 0 || f.hasSince || f.hasUntil || f.keepID != nil
 	return f
 }
 
@@ -1123,6 +1128,9 @@ func (f *filter) keep(e *entry) bool {
 		return false
 	}
 	if f.hasUntil && e.time >= f.until {
+		return false
+	}
+	if f.keepID != nil && !f.keepID(e.id) {
 		return false
 	}
 	if len(f.files) > 0 {

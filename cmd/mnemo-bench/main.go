@@ -34,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/memory/team/pgtest"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -61,6 +62,8 @@ type options struct {
 	parts              map[string]bool // what to measure
 	editorSaves        int
 	history            int // records of the history rows
+	teamRecords        int // records of the team rows
+	teamProbes         int // write-to-searchable samples of the team rows
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -81,7 +84,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.embedSample, "embed", 48, "observation texts embedded by the sentence encoder for its throughput")
 	fs.StringVar(&o.embedder, "embedder", "auto", "the embedder of the data sets and their daemons: auto (the sentence encoder when installed), use-lite or hash")
 	fs.IntVar(&o.useTopics, "use-topics", 1000, "topics embedded by the sentence encoder for the data sets (the others borrow their vectors)")
-	parts := fs.String("parts", "embedding,hooks,ingest,sizes,editor,history,anchors", "what to measure, comma-separated: embedding, hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds), history (import claude-mem; backfill claude-code, codex and gemini), anchors (what checking observations' anchors adds to a context, at 10k)")
+	parts := fs.String("parts", "embedding,hooks,ingest,sizes,editor,history,anchors,team", "what to measure, comma-separated: embedding, hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds), history (import claude-mem; backfill claude-code, codex and gemini), anchors (what checking observations' anchors adds to a context, at 10k), team (team memory through a throw-away PostgreSQL on loopback: push, pull, write to searchable)")
+	fs.IntVar(&o.teamRecords, "team-records", 5000, "records pushed and pulled by the team rows")
+	fs.IntVar(&o.teamProbes, "team-probes", 200, "saves timed from one daemon until the other's search finds them (team rows)")
 	fs.IntVar(&o.history, "history", 50000, "records of the history rows: claude-mem observations imported, tool events back-filled from each agent's transcripts")
 	fs.IntVar(&o.editorSaves, "editor-saves", 1000, "saves of the editor rows")
 	fs.BoolVar(&o.keep, "keep", false, "keep the temporary homes")
@@ -93,10 +98,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	o.parts = map[string]bool{}
 	for _, p := range strings.Split(*parts, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "embedding", "hooks", "ingest", "sizes", "editor", "history", "anchors":
+		case "embedding", "hooks", "ingest", "sizes", "editor", "history", "anchors", "team":
 			o.parts[p] = true
 		default:
-			return o, fmt.Errorf("-parts: %q is not embedding, hooks, ingest, sizes, editor, history or anchors", p)
+			return o, fmt.Errorf("-parts: %q is not embedding, hooks, ingest, sizes, editor, history, anchors or team", p)
 		}
 	}
 	for _, s := range strings.Split(*sizes, ",") {
@@ -161,6 +166,8 @@ type bench struct {
 	editor    *editorResult
 	history   []historyResult
 	anchors   *anchorsResult
+	team      *teamResult
+	teamErr   string
 }
 
 func (b *bench) run(ctx context.Context) error {
@@ -297,6 +304,18 @@ func (b *bench) run(ctx context.Context) error {
 			return fmt.Errorf("anchors: %w", err)
 		}
 		b.anchors = &ar
+	}
+	if b.o.parts["team"] {
+		b.log.Info("measuring team memory", "records", b.o.teamRecords, "probes", b.o.teamProbes)
+		if _, err := pgtest.Bin(); err != nil {
+			b.teamErr = err.Error()
+		} else {
+			tr, err := measureTeam(ctx, func(name string) (*env, error) { return newEnv(name, noModels) }, b.o.teamRecords, b.o.teamProbes)
+			if err != nil {
+				return fmt.Errorf("team: %w", err)
+			}
+			b.team = &tr
+		}
 	}
 	if !b.o.parts["sizes"] {
 		return nil
@@ -544,6 +563,12 @@ func (b *bench) rows() []row {
 			fmt.Sprintf("+%s (p50 %s vs %s)", ms(added), ms(a.anchored.p50()), ms(a.plain.p50())), bA, vA,
 			fmt.Sprintf("the same %d edits of %d files in two homes, anchored (live) and not (dated an hour back, as a back-fill); %d calls each; after a tenth of the files changed and a twentieth lost what was written: %s (the newest 200: %v)",
 				a.n, a.files, len(a.plain), p50p99(a.afterChanges), a.states)})
+	}
+	if b.team != nil {
+		rows = append(rows, b.team.rows()...)
+	}
+	if b.teamErr != "" {
+		rows = append(rows, row{"team memory", "not measured", "", "", b.teamErr})
 	}
 	for _, h := range b.history {
 		c := h.counts

@@ -78,6 +78,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			forgetCommand(),
 			pauseCommand(true),
 			pauseCommand(false),
+			teamCommand(),
 			contextCommand(),
 			sessionsCommand(),
 			statusCommand(),
@@ -130,6 +131,8 @@ type Main struct {
 	rules *rulesRefresher
 	// viewer serves the memory viewer once asked (ui.go).
 	viewer *viewerHost
+	// team runs team memory's push and pull (team.go).
+	team *teamHost
 }
 
 // Open opens the memory under Home.
@@ -185,6 +188,11 @@ func (m *Main) Open(ctx context.Context) error {
 	m.Memory = mem
 	m.rules = newRulesRefresher(mem, m.Logger)
 	m.viewer = &viewerHost{m: m}
+	m.team = &teamHost{m: m}
+	if err := m.team.start(cfg); err != nil {
+		// The memory serves without it; mnemo team status and doctor say why.
+		m.Logger.Error("team memory is off", "err", err)
+	}
 	return nil
 }
 
@@ -194,6 +202,7 @@ func (m *Main) Close() error {
 		return nil
 	}
 	m.viewer.Close()
+	m.team.Close()
 	m.rules.Close()
 	err := m.Memory.Close()
 	m.Memory = nil

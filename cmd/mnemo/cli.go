@@ -62,9 +62,16 @@ func searchCommand() *cli.Command {
 			&cli.TimestampFlag{Name: "until", Layout: time.RFC3339, Usage: "only up to this time"},
 			&cli.IntFlag{Name: "limit", Value: memory.DefaultLimit, Usage: "at most this many hits"},
 			&cli.StringFlag{Name: "mode", Value: memory.ModeHybrid, Usage: "rank by keywords and meaning (hybrid), keywords only (keyword) or meaning only (vector)"},
+			&cli.StringFlag{Name: "author", Usage: "only what this author shared through team memory (mnemo team)"},
+			&cli.BoolFlag{Name: "mine", Usage: "only what was made on this machine"},
+			&cli.BoolFlag{Name: "team", Usage: "only what arrived from the team server"},
 		},
 		Action: func(c *cli.Context) error {
-			p := memory.SearchParams{
+			author, err := authorFilter(c)
+			if err != nil {
+				return err
+			}
+			p := memory.SearchParams{Author: author,
 				Query: strings.Join(c.Args().Slice(), " "), Project: c.String("project"),
 				Types: splitList(c.String("type")), Files: splitList(c.String("file")), Limit: c.Int("limit"),
 				Host: c.String("host"), Mode: c.String("mode"),
@@ -82,7 +89,11 @@ func searchCommand() *cli.Command {
 				}
 				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 				for _, h := range r.Hits {
-					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, mcp.StateMark(h.State))
+					by := ""
+					if h.Author != "" {
+						by = "  (" + h.Author + ")"
+					}
+					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, mcp.StateMark(h.State), by)
 					if h.Snippet != "" && h.Snippet != h.Title {
 						fmt.Fprintf(tw, "\t\t\t\t  %s\n", h.Snippet)
 					}
@@ -286,6 +297,11 @@ func doctorCommand() *cli.Command {
 				printHosts(w, rows, sessions)
 				if serr != nil {
 					fmt.Fprintf(w, "  (no last events: %v)\n", serr)
+				}
+			}
+			if cfg.TeamURL != "" && len(cfg.TeamProjects) > 0 {
+				if !checkTeam(c, w, cfg) {
+					failed = true
 				}
 			}
 			err = call(c, (*client.Client).Doctor, func(w io.Writer, r *memory.DoctorResult) error {

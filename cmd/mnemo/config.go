@@ -63,6 +63,19 @@ type Config struct {
 	// session is paused with MNEMO_PAUSE in its agent's environment (the
 	// hook reads it), not here.
 	Paused map[string]string `json:"paused"`
+	// TeamURL is the PostgreSQL server of team memory (docs/team.md); it
+	// is never printed or logged with its password. `mnemo team join`
+	// keeps it, and TeamProjects, the projects shared through it.
+	TeamURL      string   `json:"teamUrl" env:"MNEMO_TEAM_URL"`
+	TeamProjects []string `json:"teamProjects"`
+	// TeamAuthor names this person on what is shared; $USER@host when
+	// empty.
+	TeamAuthor string `json:"teamAuthor" env:"MNEMO_TEAM_AUTHOR"`
+	// TeamPollMillis is the longest wait for a notification from the
+	// team server before pulling anyway.
+	TeamPollMillis int `json:"teamPollMillis" env:"MNEMO_TEAM_POLL_MS"`
+	// TeamPushBatch is the most operations one push transaction carries.
+	TeamPushBatch int `json:"teamPushBatch" env:"MNEMO_TEAM_PUSH_BATCH"`
 }
 
 // saveWindow is SaveWindowSeconds for vscode.Options.
@@ -76,7 +89,7 @@ func (c Config) saveWindow() time.Duration {
 // defaultConfig is what applies when nothing is set.
 func defaultConfig() Config {
 	return Config{Agent: "local", ClaudePath: "claude", Embedder: "default", ContextBytes: 8 << 10,
-		SessionTokens: 200_000, DayTokens: 2_000_000, PromptRecall: true}
+		SessionTokens: 200_000, DayTokens: 2_000_000, PromptRecall: true, TeamPollMillis: 2000, TeamPushBatch: 200}
 }
 
 // settingsFile is the settings file of a home.
@@ -150,6 +163,9 @@ func loadConfig(home string) (Config, map[string]string, error) {
 			return c, source, fmt.Errorf("paused project %q (from %s): %v", project, source["paused"], err)
 		}
 	}
+	if c.TeamPollMillis < 50 || c.TeamPushBatch < 1 || c.TeamPushBatch > 1000 {
+		return c, source, fmt.Errorf("teamPollMillis %d (from %s) or teamPushBatch %d (from %s): want at least 50 ms, and 1 to 1000 operations", c.TeamPollMillis, source["teamPollMillis"], c.TeamPushBatch, source["teamPushBatch"])
+	}
 	if c.ContextBytes < 512 {
 		return c, source, fmt.Errorf("contextBytes %d (from %s): want at least 512", c.ContextBytes, source["contextBytes"])
 	}
@@ -163,7 +179,11 @@ func (c Config) describe(source map[string]string) []string {
 	t := v.Type()
 	for i := range t.NumField() {
 		name := t.Field(i).Tag.Get("json")
-		out = append(out, fmt.Sprintf("%-14s %v  (%s)", name, v.Field(i).Interface(), source[name]))
+		val := v.Field(i).Interface()
+		if name == "teamUrl" {
+			val = memory.RedactURL(c.TeamURL)
+		}
+		out = append(out, fmt.Sprintf("%-14s %v  (%s)", name, val, source[name]))
 	}
 	sort.Strings(out)
 	return out
@@ -174,6 +194,16 @@ func (c Config) describe(source map[string]string) []string {
 // The file is replaced whole (temporary file, fsync, rename); its keys
 // come out sorted. A file that is not valid JSON is left alone: an error.
 func savePaused(home string, paused map[string]string) error {
+	var v any
+	if len(paused) > 0 {
+		v = paused
+	}
+	return saveSettings(home, map[string]any{"paused": v})
+}
+
+// saveSettings writes keys into the settings file of home (a nil value
+// removes its key), keeping every other setting, as savePaused does.
+func saveSettings(home string, keys map[string]any) error {
 	path := settingsFile(home)
 	settings := map[string]json.RawMessage{}
 	b, err := os.ReadFile(path)
@@ -186,14 +216,16 @@ func savePaused(home string, paused map[string]string) error {
 			return fmt.Errorf("%s is not valid JSON, left as it is: %w", path, err)
 		}
 	}
-	if len(paused) == 0 {
-		delete(settings, "paused")
-	} else {
-		raw, err := json.Marshal(paused)
+	for k, v := range keys {
+		if v == nil {
+			delete(settings, k)
+			continue
+		}
+		raw, err := json.Marshal(v)
 		if err != nil {
 			return err
 		}
-		settings["paused"] = raw
+		settings[k] = raw
 	}
 	out, err := json.MarshalIndent(settings, "", "  ")
 	if err != nil {

@@ -211,6 +211,9 @@ func (d *Daemon) watchIdle(ctx context.Context, stop context.CancelFunc) {
 		if c, err := d.Memory.Counts(ctx); err != nil || c.Queued > 0 {
 			continue
 		}
+		if d.Memory.OutboxLen() > 0 {
+			continue // team memory has pushes to make
+		}
 		d.Logger.Info("idle; exiting", "idle", d.IdleTimeout)
 		stop()
 		return

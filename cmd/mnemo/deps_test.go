@@ -30,6 +30,7 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "memory/rules", forbidden: []string{""}, allowed: []string{"memory/rules"}, stdlib: true},
 		{pkg: "memory/client", forbidden: []string{""}, allowed: []string{"memory", "memory/client", "rpc"}},
 		{pkg: "memory/store", forbidden: []string{"rpc", "adapters"}},
+		{pkg: "memory/team", forbidden: []string{"rpc", "adapters", "memory/store", "vector", "memory/observer"}},
 		{pkg: "memory/observer", forbidden: []string{"rpc", "adapters", "memory/store", "vector"}},
 		{pkg: "adapters/vscode", forbidden: []string{"adapters/claudecode"}},
 		{pkg: "adapters/claudecode", forbidden: []string{"adapters/vscode", "memory", "vector"}, allowed: []string{"memory", "memory/privacy"}},

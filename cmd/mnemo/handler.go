@@ -65,6 +65,9 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodUnmarkWrong, mem.UnmarkWrong)
 	handle(mux, memory.MethodPause, mem.Pause)
 	handle(mux, memory.MethodResume, mem.Resume)
+	handle(mux, memory.MethodTeamJoin, m.team.join)
+	handle(mux, memory.MethodTeamLeave, m.team.leave)
+	handle(mux, memory.MethodTeamStatus, func(context.Context, struct{}) (memory.TeamStatus, error) { return m.team.status(), nil })
 	handle(mux, memory.MethodStatus, func(ctx context.Context, _ struct{}) (memory.Status, error) {
 		st, err := mem.Status(ctx)
 		st.ProtocolVersion = rpc.ProtocolVersion

@@ -199,6 +199,21 @@ func (c *Client) Pause(ctx context.Context, p memory.PauseParams) (memory.PauseR
 	return call[memory.PauseResult](ctx, c.c, memory.MethodPause, p)
 }
 
+// TeamJoin shares a project through a team server (mnemo/teamJoin).
+func (c *Client) TeamJoin(ctx context.Context, p memory.TeamParams) (memory.TeamStatus, error) {
+	return call[memory.TeamStatus](ctx, c.c, memory.MethodTeamJoin, p)
+}
+
+// TeamLeave stops sharing a project, or all (mnemo/teamLeave).
+func (c *Client) TeamLeave(ctx context.Context, p memory.TeamParams) (memory.TeamStatus, error) {
+	return call[memory.TeamStatus](ctx, c.c, memory.MethodTeamLeave, p)
+}
+
+// TeamStatus is the state of team memory (mnemo/teamStatus).
+func (c *Client) TeamStatus(ctx context.Context) (memory.TeamStatus, error) {
+	return call[memory.TeamStatus](ctx, c.c, memory.MethodTeamStatus, nil)
+}
+
 // Resume undoes Pause (mnemo/resume).
 func (c *Client) Resume(ctx context.Context, p memory.PauseParams) (memory.PauseResult, error) {
 	return call[memory.PauseResult](ctx, c.c, memory.MethodResume, p)

@@ -282,6 +282,9 @@ func contextRow(o *memory.Observation) string {
 	if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
 		row += " (" + local.Clip(strings.Join(files, ", "), 80) + ")"
 	}
+	if o.Origin != nil && o.Origin.Author != "" {
+		row += " — " + local.Clip(o.Origin.Author, 40)
+	}
 	switch o.State {
 	case memory.StateChanged:
 		row += " [changed since]"

@@ -38,8 +38,9 @@ func (m *Memory) Correct(ctx context.Context, p memory.CorrectParams) (memory.Co
 		}
 	}
 	var (
-		res memory.CorrectResult
-		doc memory.Observation // what the index gets
+		res    memory.CorrectResult
+		doc    memory.Observation // what the index gets
+		pushed bool
 	)
 	m.snapMu.RLock()
 	defer m.snapMu.RUnlock()
@@ -60,9 +61,18 @@ func (m *Memory) Correct(ctx context.Context, p memory.CorrectParams) (memory.Co
 			res = memory.CorrectResult{Observation: *old}
 			return nil
 		}
-		o.Edits = append(o.Edits, memory.Edit{Time: m.now(), Title: old.Title, Subtitle: old.Subtitle, Narrative: old.Narrative, Facts: old.Facts})
+		now := m.now()
+		o.Edits = append(o.Edits, memory.Edit{Time: now, Title: old.Title, Subtitle: old.Subtitle, Narrative: old.Narrative, Facts: old.Facts})
+		if old.Origin != nil {
+			origin := *old.Origin
+			origin.Revised = now
+			o.Origin = &origin
+		}
 		res = memory.CorrectResult{Observation: o, Changed: true}
 		if err := m.store.correctObservation(txn, old, &res.Observation); err != nil {
+			return err
+		}
+		if pushed, err = m.queuePush(txn, memory.OpPut, &res.Observation); err != nil {
 			return err
 		}
 		doc = res.Observation
@@ -80,6 +90,9 @@ func (m *Memory) Correct(ctx context.Context, p memory.CorrectParams) (memory.Co
 	}
 	if err != nil {
 		return memory.CorrectResult{}, fmt.Errorf("correct #%d: %w", p.ID, err)
+	}
+	if pushed {
+		m.queued(1)
 	}
 	if res.Changed {
 		// The old words leave the keyword index and the old vector is

@@ -111,13 +111,16 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int
 		if len(pending) == 0 {
 			return nil
 		}
-		var docs []vector.Doc
+		var (
+			docs   []vector.Doc
+			pushes int
+		)
 		m.snapMu.RLock()
 		defer m.snapMu.RUnlock()
 		err := m.store.update(ctx, func(txn *badger.Txn) error {
-			docs = docs[:0]
+			docs, pushes = docs[:0], 0
 			for _, rec := range pending {
-				if err := m.importRecord(txn, rec, sessions, &res, &docs); err != nil {
+				if err := m.importRecord(txn, rec, sessions, &res, &docs, &pushes); err != nil {
 					return err
 				}
 			}
@@ -126,6 +129,7 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int
 		if err != nil {
 			return err
 		}
+		m.queued(pushes)
 		pending, size = pending[:0], 0
 		if err := m.indexDocs(ctx, docs); err != nil {
 			return err
@@ -161,7 +165,7 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int
 	return res, nil
 }
 
-func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[uint64]*memory.Session, res *memory.ImportResult, docs *[]vector.Doc) error {
+func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[uint64]*memory.Session, res *memory.ImportResult, docs *[]vector.Doc, pushes *int) error {
 	session := func(old uint64) (*memory.Session, error) {
 		s, ok := sessions[old]
 		if !ok && old != 0 {
@@ -241,6 +245,18 @@ func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[u
 			return nil
 		}
 		res.Observations++
+		// A record of a shared project made by this person is pushed; one
+		// that came from a team server keeps its origin and is not pushed
+		// again.
+		if o.Origin != nil {
+			if err := m.keepOrigin(txn, &o); err != nil {
+				return err
+			}
+		} else if queued, err := m.queuePush(txn, memory.OpPut, &o); err != nil {
+			return err
+		} else if queued {
+			*pushes++
+		}
 		d := DocOf(&o)
 		if rec.Embedder == m.index.EmbedderID() && len(rec.Vector) == m.index.Embedder().Dim() {
 			d.Vector = rec.Vector

@@ -286,7 +286,7 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 	if err != nil {
 		return memory.SearchResult{}, &memory.FieldError{Field: "mode", Reason: err.Error()}
 	}
-	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Host: p.Host, Files: p.Files, Since: p.Since, Limit: limit, Mode: mode}
+	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Host: p.Host, Files: p.Files, Since: p.Since, Limit: limit, Mode: mode, Keep: m.authorFilter(p.Author)}
 	if !p.Until.IsZero() {
 		q.Until = p.Until.Add(time.Nanosecond) // our until is inclusive
 	}

@@ -15,7 +15,11 @@ import (
 )
 
 func hitOf(o *memory.Observation) memory.Hit {
-	return memory.Hit{ID: o.ID, Title: o.Title, Type: o.Type, Project: o.Project, Host: o.Host, Time: o.Time, Files: o.Files(), Snippet: local.Clip(local.FirstNonEmpty(o.Subtitle, o.Narrative, strings.Join(o.Facts, "; ")), 160)}
+	var author string
+	if o.Origin != nil {
+		author = o.Origin.Author
+	}
+	return memory.Hit{ID: o.ID, Title: o.Title, Type: o.Type, Project: o.Project, Host: o.Host, Author: author, Time: o.Time, Files: o.Files(), Snippet: local.Clip(local.FirstNonEmpty(o.Subtitle, o.Narrative, strings.Join(o.Facts, "; ")), 160)}
 }
 
 // eachObservation calls fn for the observations of a project (all
@@ -176,18 +180,24 @@ func (m *Memory) Save(ctx context.Context, p memory.SaveParams) (memory.SaveResu
 		}
 	}
 	o.Concepts = local.Dedupe(local.Concepts(o.FilesModified...), 8)
-	var stored bool
+	var stored, pushed bool
 	m.snapMu.RLock()
 	defer m.snapMu.RUnlock()
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
-		o.ID, o.Hash = 0, ""
+		o.ID, o.Hash, pushed = 0, "", false
 		var err error
 		stored, err = m.store.putObservation(txn, &o)
 		if err == nil && !stored {
 			o.ID, err = getID(txn, key(pObsHash, []byte(o.Hash)))
 		}
+		if err == nil && stored {
+			pushed, err = m.queuePush(txn, memory.OpPut, &o)
+		}
 		return err
 	})
+	if err == nil && pushed {
+		m.queued(1)
+	}
 	if err != nil {
 		return memory.SaveResult{}, fmt.Errorf("save: %w", err)
 	}
@@ -203,11 +213,14 @@ func (m *Memory) Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetR
 	if err := p.Validate(); err != nil {
 		return memory.ForgetResult{}, err
 	}
-	var res memory.ForgetResult
+	var (
+		res    memory.ForgetResult
+		pushes int
+	)
 	m.snapMu.RLock()
 	defer m.snapMu.RUnlock()
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
-		res = memory.ForgetResult{Deleted: []uint64{}, Missing: []uint64{}}
+		res, pushes = memory.ForgetResult{Deleted: []uint64{}, Missing: []uint64{}}, 0
 		for _, id := range p.IDs {
 			o, err := m.store.observation(txn, id)
 			if errors.Is(err, memory.ErrNotFound) {
@@ -216,6 +229,11 @@ func (m *Memory) Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetR
 			}
 			if err != nil {
 				return err
+			}
+			if queued, err := m.forgetShared(txn, o); err != nil {
+				return err
+			} else if queued {
+				pushes++
 			}
 			if err := m.store.deleteObservation(txn, o); err != nil {
 				return err
@@ -227,6 +245,7 @@ func (m *Memory) Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetR
 	if err != nil {
 		return memory.ForgetResult{}, fmt.Errorf("forget: %w", err)
 	}
+	m.queued(pushes)
 	m.index.Remove(res.Deleted...)
 	if len(res.Deleted) > 0 {
 		m.publish(memory.Change{Kind: memory.KindForget, Time: m.now(), IDs: res.Deleted})

@@ -231,6 +231,9 @@ func (s *database) deleteObservation(txn *badger.Txn, o *memory.Observation) err
 	if o.Pinned {
 		dels = append(dels, pinKey(o.Project, o.ID))
 	}
+	if o.Origin != nil {
+		dels = append(dels, key(pOrigin, []byte(o.Origin.ID)), idKey(pAuthor, o.ID))
+	}
 	for _, f := range o.Files() {
 		dels = append(dels, fileKey(f, o.ID))
 	}

@@ -87,6 +87,7 @@ type Memory struct {
 	bg      sync.WaitGroup // background indexing
 	bgCtx   context.Context
 
+	team    teamState   // team memory (team.go)
 	watch   watchers    // Watch
 	anchors anchorCheck // the states of observations' anchors
 
@@ -147,6 +148,11 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 	wctx, cancel := context.WithCancel(context.Background())
 	m.cancel, m.bgCtx = cancel, wctx
 	if err := m.recover(ctx); err != nil {
+		cancel()
+		st.Close()
+		return nil, err
+	}
+	if err := m.openTeam(ctx); err != nil {
 		cancel()
 		st.Close()
 		return nil, err

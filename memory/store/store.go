@@ -221,7 +221,7 @@ func openDatabase(dir string, o databaseOptions) (*database, error) {
 		db.Close()
 		return nil, err
 	}
-	for _, name := range []string{"session", "obs", "summary", "event", "audit"} {
+	for _, name := range []string{"session", "obs", "summary", "event", "audit", "outbox"} {
 		seq, err := db.GetSequence([]byte("seq/"+name), 64)
 		if err != nil {
 			s.Close()

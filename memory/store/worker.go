@@ -265,10 +265,11 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 	var (
 		unstored []uint64
 		changes  []memory.Change
+		pushes   int
 	)
 	now := m.now()
 	err := m.store.update(ctx, func(txn *badger.Txn) error {
-		unstored, changes = unstored[:0], changes[:0]
+		unstored, changes, pushes = unstored[:0], changes[:0], 0
 		sess, err := m.store.session(txn, ev.SessionID)
 		if err != nil {
 			return err
@@ -309,6 +310,11 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 				continue
 			}
 			changes = append(changes, observationChange(&o))
+			if queued, err := m.queuePush(txn, memory.OpPut, &o); err != nil {
+				return err
+			} else if queued {
+				pushes++
+			}
 			if v := docs[i].Vector; v != nil {
 				if err := txn.Set(idKey(pVector, o.ID), encodeVector(v)); err != nil {
 					return err
@@ -343,6 +349,7 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 	m.index.Remove(unstored...)
 	if err == nil {
 		m.publish(changes...)
+		m.queued(pushes)
 	}
 	return err
 }

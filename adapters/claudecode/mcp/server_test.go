@@ -400,7 +400,7 @@ func TestBadArguments(t *testing.T) {
 		{mcp.ToolSearch, map[string]any{"limit": "ten"}, `argument "limit": got a string "ten", want an integer from 1 to 100`},
 		{mcp.ToolSearch, map[string]any{"limit": 0}, `argument "limit": 0 is too small`},
 		{mcp.ToolSearch, map[string]any{"limit": 5000}, `argument "limit": 5000 is too large`},
-		{mcp.ToolSearch, map[string]any{"typ": "bugfix"}, `unknown argument "typ"; this tool takes files, host, limit, project, query, since, types, until`},
+		{mcp.ToolSearch, map[string]any{"typ": "bugfix"}, `unknown argument "typ"; this tool takes author, files, host, limit, project, query, since, types, until`},
 		{mcp.ToolSearch, map[string]any{"types": "bugfix"}, `argument "types": got a string "bugfix", want an array of non-empty strings`},
 		{mcp.ToolSearch, map[string]any{"since": "the other day"}, `argument "since": "the other day" is not a time: use an RFC 3339 time`},
 		{mcp.ToolSearch, map[string]any{"since": "2026-05-02", "until": "2026-05-01"}, `"until" (2026-05-01 23:59) is before "since" (2026-05-02 00:00)`},

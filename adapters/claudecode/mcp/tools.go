@@ -34,6 +34,7 @@ type SearchInput struct {
 	Types   []string `json:"types,omitempty" jsonschema:"Only these observation types, e.g. bugfix, feature, refactor, change, discovery, decision, security_note, note (note: saved with save_memory)."`
 	Files   []string `json:"files,omitempty" jsonschema:"Only observations that touched a file whose path contains one of these (a path or a fragment such as store.go)."`
 	Host    string   `json:"host,omitempty" jsonschema:"Only what was made in one coding agent's sessions: claude-code, codex, gemini, cursor, vscode, copilot, opencode or windsurf."`
+	Author  string   `json:"author,omitempty" jsonschema:"Only what one person shared through team memory (their name); mine: only this machine's own; team: only what arrived from others."`
 	Since   string   `json:"since,omitempty" jsonschema:"Only from this time on: an RFC 3339 time (2026-05-01T09:00:00Z), a date (2026-05-01) or an age (90m, 36h, 7d, 2w)."`
 	Until   string   `json:"until,omitempty" jsonschema:"Only up to this time, in the same forms as since (a date includes its whole day)."`
 	Limit   int      `json:"limit,omitempty" jsonschema:"At most this many rows (default 20)."`
@@ -254,7 +255,7 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutp
 }
 
 func (s *Server) searchFull(ctx context.Context, in SearchInput) (string, memory.SearchResult, error) {
-	p := memory.SearchParams{Query: strings.TrimSpace(in.Query), Project: strings.TrimSpace(in.Project), Types: in.Types, Files: in.Files, Host: strings.TrimSpace(in.Host), Limit: in.Limit}
+	p := memory.SearchParams{Query: strings.TrimSpace(in.Query), Project: strings.TrimSpace(in.Project), Types: in.Types, Files: in.Files, Host: strings.TrimSpace(in.Host), Author: strings.TrimSpace(in.Author), Limit: in.Limit}
 	now := s.opts.Now()
 	var err error
 	if in.Since != "" {

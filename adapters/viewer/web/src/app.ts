@@ -5,7 +5,7 @@
 
 // The records of the memory, as the API gives them (memory/*.go).
 interface Hit {
-  id: number; title: string; type: string; project: string; host?: string;
+  id: number; title: string; type: string; project: string; host?: string; author?: string;
   time: string; files: string[]; score: number; snippet: string; state?: string;
 }
 interface Observation {
@@ -13,6 +13,7 @@ interface Observation {
   title: string; subtitle: string; facts: string[] | null; narrative: string; concepts: string[] | null;
   filesRead: string[] | null; filesModified: string[] | null; evidence?: string; tool: string;
   request: string; source: string; host?: string; time: string;
+  origin?: { author: string; machine: string };
   anchor?: { file: string; startLine: number; endLine: number };
   pinned?: boolean;
   state?: string;
@@ -227,7 +228,7 @@ class Viewer {
       undefined,
       el("span", `type t-${h.type}`, h.type),
       el("span", "title", h.title, stateBadge(h.state)),
-      el("span", "meta", [h.project, h.host, when(h.time), `#${h.id}`].filter(Boolean).join(" · ")),
+      el("span", "meta", [h.project, h.host, h.author ? `by ${h.author}` : "", when(h.time), `#${h.id}`].filter(Boolean).join(" · ")),
       h.snippet ? el("span", "snippet", h.snippet) : null);
     node.dataset.id = String(h.id);
     const row: Row = { key: `o${h.id}`, node, id: h.id, time: h.time, open: () => void this.openRecord(h.id) };
@@ -283,7 +284,7 @@ class Viewer {
     for (const e of o.edits ?? []) edits.append(el("li", undefined, `until ${when(e.time)}: ${e.title}${e.narrative ? " — " + e.narrative : ""}`));
     this.detail.replaceChildren(...nodes(
       el("h2", undefined, o.title),
-      el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")),
+      el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.origin ? `by ${o.origin.author} (team)` : "", o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")),
       o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null,
       o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null,
       o.state === "wrong" ? el("p", "state-note s-wrong", "Marked wrong: kept, but never given to an agent as a fact.") : null,

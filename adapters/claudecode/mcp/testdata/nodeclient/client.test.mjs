@@ -167,7 +167,7 @@ test('the MCP TypeScript SDK drives mnemo mcp', { skip: !bin && 'MNEMO_BIN is no
       const cases = [
         ['search', { limit: 'ten' }, /^search: invalid arguments: argument "limit": got a string "ten", want an integer from 1 to 100\./],
         ['search', { query: 42 }, /argument "query": got an integer 42, want a string/],
-        ['search', { type: 'bugfix' }, /unknown argument "type"; this tool takes files, host, limit, project, query, since, types, until/],
+        ['search', { type: 'bugfix' }, /unknown argument "type"; this tool takes author, files, host, limit, project, query, since, types, until/],
         ['search', { since: 'last tuesday' }, /argument "since": "last tuesday" is not a time: use an RFC 3339 time/],
         ['get_observations', {}, /^get_observations: invalid arguments: missing required argument "ids"/],
         ['get_observations', { ids: '12' }, /argument "ids": got a string "12", want an array of integers/],

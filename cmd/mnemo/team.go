@@ -1,0 +1,346 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/client"
+	"github.com/mnemo-dev/mnemo/memory/team"
+)
+
+// Team memory (docs/team.md): `mnemo team join|leave|status` ask the
+// daemon (mnemo/teamJoin, teamLeave, teamStatus), which keeps the server
+// and the shared projects in its settings file and runs team.Sync.
+
+func teamCommand() *cli.Command {
+	projectFlag := &cli.StringFlag{Name: "project", Usage: "the project: a folder in it, or its name (default: this folder's)"}
+	return &cli.Command{
+		Name:  "team",
+		Usage: "share a project's memory with your other machines or a team, through PostgreSQL",
+		Subcommands: []*cli.Command{
+			{
+				Name:      "join",
+				Usage:     "share a project through a PostgreSQL server (the URL, else $MNEMO_TEAM_URL)",
+				ArgsUsage: "[postgres://user:password@host:5432/db?sslmode=verify-full]",
+				Flags: []cli.Flag{projectFlag, jsonFlag,
+					&cli.StringFlag{Name: "author", Usage: "your name on what you share (default: the teamAuthor setting, else $USER@host)"}},
+				Action: func(c *cli.Context) error {
+					if c.NArg() > 1 {
+						return fmt.Errorf("team join takes one connection string")
+					}
+					p, err := teamParams(c)
+					if err != nil {
+						return err
+					}
+					p.URL, p.Author = c.Args().First(), c.String("author")
+					if p.URL == "" {
+						p.URL, p.FromEnv = os.Getenv("MNEMO_TEAM_URL"), true
+					}
+					if p.URL == "" {
+						return fmt.Errorf("team join: give the server's connection string, or set MNEMO_TEAM_URL")
+					}
+					return call(c, bind((*client.Client).TeamJoin, p), printTeam)
+				},
+			},
+			{
+				Name:  "leave",
+				Usage: "stop sharing a project (records that arrived stay)",
+				Flags: []cli.Flag{projectFlag, jsonFlag, &cli.BoolFlag{Name: "all", Usage: "every project, and forget the server"}},
+				Action: func(c *cli.Context) error {
+					p, err := teamParams(c)
+					if err != nil {
+						return err
+					}
+					p.All = c.Bool("all")
+					return call(c, bind((*client.Client).TeamLeave, p), printTeam)
+				},
+			},
+			{
+				Name:  "status",
+				Usage: "show the server (password hidden), the shared projects and how the link is",
+				Flags: []cli.Flag{jsonFlag},
+				Action: func(c *cli.Context) error {
+					return call(c, (*client.Client).TeamStatus, printTeam)
+				},
+			},
+		},
+	}
+}
+
+// teamParams reads --project: a folder, else a project's name.
+func teamParams(c *cli.Context) (memory.TeamParams, error) {
+	var p memory.TeamParams
+	switch project := c.String("project"); {
+	case project == "":
+		p.Cwd = mustGetwd()
+	default:
+		if fi, err := os.Stat(project); err == nil && fi.IsDir() {
+			abs, err := filepath.Abs(project)
+			if err != nil {
+				return p, err
+			}
+			p.Cwd = abs
+		} else if strings.ContainsRune(project, filepath.Separator) {
+			return p, fmt.Errorf("--project %s: no such folder", project)
+		} else {
+			p.Project = project
+		}
+	}
+	return p, nil
+}
+
+func printTeam(w io.Writer, s *memory.TeamStatus) error {
+	if s.Server == "" {
+		fmt.Fprintln(w, "team memory is off (mnemo team join <postgres-url> shares this project)")
+		return nil
+	}
+	link := "connected"
+	if !s.Connected {
+		link = "not connected"
+		if s.LastError != "" {
+			link += ": " + s.LastError
+		}
+	}
+	fmt.Fprintf(w, "server    %s (%s)\n", s.Server, link)
+	fmt.Fprintf(w, "projects  %s\n", strings.Join(s.Projects, ", "))
+	fmt.Fprintf(w, "author    %s on machine %s\n", s.Author, s.Machine)
+	fmt.Fprintf(w, "outbox    %d waiting", s.Outbox)
+	if s.Queued > 0 {
+		fmt.Fprintf(w, " (%d existing records queued by this join)", s.Queued)
+	}
+	fmt.Fprintln(w)
+	when := func(t time.Time) string {
+		if t.IsZero() {
+			return "never"
+		}
+		return t.Local().Format("2006-01-02 15:04:05")
+	}
+	fmt.Fprintf(w, "pushed    %d (last %s)\n", s.Pushed, when(s.LastPush))
+	fmt.Fprintf(w, "arrived   %d (last pull %s)\n", s.Arrived, when(s.LastPull))
+	if s.Skipped > 0 {
+		fmt.Fprintf(w, "skipped   %d records too big to share\n", s.Skipped)
+	}
+	return nil
+}
+
+// authorFilter reads search's --author, --mine and --team.
+func authorFilter(c *cli.Context) (string, error) {
+	n := 0
+	out := c.String("author")
+	if out != "" {
+		n++
+	}
+	if c.Bool("mine") {
+		n, out = n+1, memory.AuthorMine
+	}
+	if c.Bool("team") {
+		n, out = n+1, memory.AuthorTeam
+	}
+	if n > 1 {
+		return "", fmt.Errorf("give one of --author, --mine and --team")
+	}
+	return out, nil
+}
+
+// teamHost runs the daemon's team.Sync for the configured server, and
+// serves the team methods.
+type teamHost struct {
+	m  *Main
+	mu sync.Mutex
+	// url, author and projects in force; url "" is off.
+	url      string
+	author   string
+	projects []string
+	sync     *team.Sync
+}
+
+// defaultAuthor is $USER@host.
+func defaultAuthor() string {
+	host, _ := os.Hostname()
+	return cmp.Or(os.Getenv("USER"), os.Getenv("USERNAME"), "someone") + "@" + cmp.Or(host, "localhost")
+}
+
+// start applies the configuration Main loaded.
+func (h *teamHost) start(cfg Config) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.url, h.author, h.projects = cfg.TeamURL, cmp.Or(cfg.TeamAuthor, defaultAuthor()), slices.Clone(cfg.TeamProjects)
+	return h.restart()
+}
+
+// restart stops the running Sync and starts one for what is in force.
+// Callers hold mu.
+func (h *teamHost) restart() error {
+	if h.sync != nil {
+		h.sync.Close()
+		h.sync = nil
+	}
+	if h.url == "" || len(h.projects) == 0 {
+		h.m.Memory.SetShared(nil)
+		return nil
+	}
+	h.m.Memory.SetShared(h.projects)
+	s, err := team.Start(h.m.Memory, team.Options{URL: h.url, Author: h.author, Poll: time.Duration(h.m.Config.TeamPollMillis) * time.Millisecond, PushBatch: h.m.Config.TeamPushBatch, Logger: h.m.Logger})
+	if err != nil {
+		return err
+	}
+	h.sync = s
+	return nil
+}
+
+// Close stops the Sync.
+func (h *teamHost) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sync != nil {
+		h.sync.Close()
+		h.sync = nil
+	}
+}
+
+func (h *teamHost) project(p memory.TeamParams) string {
+	if p.Project != "" {
+		return p.Project
+	}
+	return memory.ProjectOf(p.Cwd)
+}
+
+// join checks the server, keeps it and the project in the settings, and
+// queues the project's records. A bad URL or a server that does not answer
+// is an error that changes nothing.
+func (h *teamHost) join(ctx context.Context, p memory.TeamParams) (memory.TeamStatus, error) {
+	project := h.project(p)
+	if project == "" {
+		return memory.TeamStatus{}, &memory.FieldError{Field: "project", Reason: "is required (no project for the folder)"}
+	}
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if _, err := team.Check(cctx, p.URL); err != nil {
+		return memory.TeamStatus{}, &memory.FieldError{Field: "url", Reason: "does not work: " + err.Error() + "; nothing was changed"}
+	}
+	h.mu.Lock()
+	if h.url != "" && h.url != p.URL && len(h.projects) > 0 {
+		h.mu.Unlock()
+		return memory.TeamStatus{}, &memory.FieldError{Field: "url", Reason: fmt.Sprintf("this home shares %s through %s already; mnemo team leave --all first", strings.Join(h.projects, ", "), memory.RedactURL(h.url))}
+	}
+	h.url = p.URL
+	h.author = cmp.Or(p.Author, h.author, defaultAuthor())
+	if !slices.Contains(h.projects, project) {
+		h.projects = append(h.projects, project)
+		slices.Sort(h.projects)
+	}
+	keys := map[string]any{"teamProjects": h.projects}
+	if !p.FromEnv {
+		keys["teamUrl"] = h.url
+	}
+	if p.Author != "" {
+		keys["teamAuthor"] = p.Author
+	}
+	if err := saveSettings(h.m.Home, keys); err != nil {
+		h.mu.Unlock()
+		return memory.TeamStatus{}, err
+	}
+	err := h.restart()
+	h.mu.Unlock()
+	if err != nil {
+		return memory.TeamStatus{}, err
+	}
+	n, err := h.m.Memory.ShareExisting(ctx, project)
+	if err != nil {
+		return memory.TeamStatus{}, fmt.Errorf("queue the records of %s: %w", project, err)
+	}
+	st := h.status()
+	st.Queued = n
+	return st, nil
+}
+
+// leave stops sharing a project (or all); its queued pushes are dropped.
+func (h *teamHost) leave(ctx context.Context, p memory.TeamParams) (memory.TeamStatus, error) {
+	h.mu.Lock()
+	if p.All {
+		h.projects = nil
+	} else {
+		project := h.project(p)
+		if !slices.Contains(h.projects, project) {
+			h.mu.Unlock()
+			return memory.TeamStatus{}, &memory.FieldError{Field: "project", Reason: fmt.Sprintf("%q is not shared (shared: %s)", project, strings.Join(h.projects, ", "))}
+		}
+		h.projects = slices.DeleteFunc(h.projects, func(s string) bool { return s == project })
+	}
+	keys := map[string]any{"teamProjects": nil}
+	if len(h.projects) > 0 {
+		keys["teamProjects"] = h.projects
+	} else {
+		keys["teamUrl"] = nil
+		h.url = ""
+	}
+	err := saveSettings(h.m.Home, keys)
+	if err == nil {
+		err = h.restart()
+	}
+	shared := slices.Clone(h.projects)
+	h.mu.Unlock()
+	if err != nil {
+		return memory.TeamStatus{}, err
+	}
+	if _, err := h.m.Memory.DropOutbox(ctx, func(project string) bool { return slices.Contains(shared, project) }); err != nil {
+		return memory.TeamStatus{}, err
+	}
+	return h.status(), nil
+}
+
+// status is the state of team memory here.
+func (h *teamHost) status() memory.TeamStatus {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := memory.TeamStatus{Projects: slices.Clone(h.projects), Machine: h.m.Memory.Machine(), Outbox: h.m.Memory.OutboxLen()}
+	if st.Projects == nil {
+		st.Projects = []string{}
+	}
+	if h.sync != nil {
+		h.sync.Status(&st)
+	} else if h.url != "" {
+		st.Server, st.Author = memory.RedactURL(h.url), h.author
+	}
+	return st
+}
+
+// checkTeam is doctor's check of the link: the server answers with a
+// schema this Mnemo knows, and the daemon's outbox is not stuck.
+func checkTeam(c *cli.Context, w io.Writer, cfg Config) bool {
+	ctx, cancel := context.WithTimeout(c.Context, 15*time.Second)
+	defer cancel()
+	server := memory.RedactURL(cfg.TeamURL)
+	if _, err := team.Check(ctx, cfg.TeamURL); err != nil {
+		fmt.Fprintf(w, "team         %s does not serve: %v\n", server, err)
+		return false
+	}
+	var st memory.TeamStatus
+	err := withDaemon(c, true, func(ctx context.Context, cl *client.Client) error {
+		var err error
+		st, err = cl.TeamStatus(ctx)
+		return err
+	})
+	if err != nil {
+		fmt.Fprintf(w, "team         %s answers; the daemon's state is unknown: %v\n", server, err)
+		return false
+	}
+	fmt.Fprintf(w, "team         %s answers (schema %d); projects %s; outbox %d waiting", server, team.SchemaVersion, strings.Join(st.Projects, ", "), st.Outbox)
+	if !st.Connected && st.LastError != "" {
+		fmt.Fprintf(w, "; the daemon's last error: %s\n", st.LastError)
+		return false
+	}
+	fmt.Fprintln(w)
+	return true
+}
