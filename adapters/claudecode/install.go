@@ -334,6 +334,8 @@ func editFile(path string, now func() time.Time, drop func(root object) bool, ch
 	text, ok := []byte(nil), false
 	if len(bytes.TrimSpace(stripped)) > 0 {
 		text, ok = spliceJSON(data, stripped, out)
+		// A splice that would not read back as the edit is not written.
+		ok = ok && equalJSON(stripJSONC(text), out)
 	}
 	if !ok {
 		var indented bytes.Buffer

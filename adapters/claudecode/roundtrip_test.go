@@ -2,10 +2,12 @@ package claudecode_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
 )
@@ -169,4 +171,27 @@ func TestRoundTripOpenCodeConfig(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != oddJSONC {
 		t.Errorf("not given back byte for byte:\n%q\n%q", oddJSONC, b)
 	}
+}
+
+// FuzzSplice: whatever the file and whatever the edit, a splice reads back
+// as the edit, and splicing the file's own value changes no byte.
+func FuzzSplice(f *testing.F) {
+	f.Add([]byte(oddJSONC), []byte(`{"servers":{"mnemo":{"command":"x"}},"inputs":[1]}`))
+	f.Add([]byte(`{"a": [1,2, 3], "b": {}}`), []byte(`{"b":{"c":[]},"a":[3,1]}`))
+	f.Add([]byte("{\n\t\"hooks\": {\"X\": [ {\"hooks\": [{\"command\": \"a\"}]} ]}\n}"), []byte(`{"hooks":{"X":[{"hooks":[{"command":"a"},{"command":"b"}]}],"Y":[{"k":1}]}}`))
+	f.Fuzz(func(t *testing.T, data, want []byte) {
+		if !json.Valid(want) || !utf8.Valid(want) || !claudecode.EqualJSONC(data, data) {
+			return
+		}
+		out, ok := claudecode.SpliceJSON(data, want)
+		if ok && !claudecode.EqualJSONC(out, want) {
+			t.Fatalf("splice of %q with %q gave %q", data, want, out)
+		}
+		var v any
+		if json.Unmarshal(bytes.TrimSpace(want), &v) == nil {
+			if same, ok := claudecode.SpliceJSON(data, data); ok && !bytes.Equal(same, data) && json.Valid(data) {
+				t.Fatalf("splice of %q with itself gave %q", data, same)
+			}
+		}
+	})
 }
