@@ -59,6 +59,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			serveCommand(),
 			daemonCommand(),
 			mcpCommand(),
+			setupCommand(),
 			installCommand(),
 			uninstallCommand(),
 			modelCommand(),
