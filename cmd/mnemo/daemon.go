@@ -47,7 +47,7 @@ func daemonCommand() *cli.Command {
 				logw = f
 			}
 			log := newLogger(c, logw).With("pid", os.Getpid())
-			d := &Daemon{Main: Main{Home: home, Logger: log}, IdleTimeout: c.Duration("idle-timeout"), SpoolInterval: c.Duration("spool-interval")}
+			d := &Daemon{Main: Main{Home: home, Logger: log, LockWait: 10 * time.Second}, IdleTimeout: c.Duration("idle-timeout"), SpoolInterval: c.Duration("spool-interval")}
 			return d.Run(c.Context)
 		},
 		Subcommands: []*cli.Command{
@@ -221,7 +221,7 @@ func (d *Daemon) watchIdle(ctx context.Context, stop context.CancelFunc) {
 // client of the given kind (rpc.ClientCLI…), starting it with this mnemo
 // binary when start is true.
 func connectOptions(home string, log *slog.Logger, kind string, start bool) (rpc.ConnectOptions, error) {
-	o := rpc.ConnectOptions{Home: home, Client: kind, Logger: log}
+	o := rpc.ConnectOptions{Home: home, Client: kind, Logger: log, Version: Version}
 	if start {
 		exe, err := os.Executable()
 		if err != nil {

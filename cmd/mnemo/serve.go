@@ -98,7 +98,14 @@ func serveForwarded(ctx context.Context, home string, log *slog.Logger, rwc io.R
 	if err != nil {
 		return err
 	}
-	err = rpc.Forward(ctx, rwc, d)
+	// A daemon that goes (an upgrade's hand-over, an idle exit, a crash)
+	// is replaced under the editor: this sidecar connects again, resuming
+	// the session, and a newer daemon serves it.
+	resume := o
+	resume.Resume = true
+	err = rpc.ForwardResuming(ctx, rwc, d, func(ctx context.Context) (io.ReadWriteCloser, error) {
+		return rpc.ConnectConn(ctx, resume)
+	}, log)
 	if err != nil {
 		log.Warn("forwarding ended", "err", err)
 	}
