@@ -144,7 +144,7 @@ func (h upgradeHome) hook(bin, session, file string) time.Duration {
 	body, _ := json.Marshal(map[string]any{
 		"session_id": session, "cwd": h.env.project, "hook_event_name": "PostToolUse",
 		"transcript_path": filepath.Join(h.env.root, session+".jsonl"),
-		"tool_name": "Edit", "tool_use_id": "toolu_" + strings.NewReplacer("/", "_", ".", "_").Replace(file),
+		"tool_name":       "Edit", "tool_use_id": "toolu_" + strings.NewReplacer("/", "_", ".", "_").Replace(file),
 		"tool_input":    map[string]any{"file_path": path, "old_string": "old " + file, "new_string": "new " + file},
 		"tool_response": map[string]any{"filePath": path, "oldString": "old " + file, "newString": "new " + file},
 	})
