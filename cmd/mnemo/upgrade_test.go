@@ -86,8 +86,7 @@ func buildUpgradeBins(t *testing.T) {
 	}
 }
 
-// TestMain's cleanup cannot reach the build folder; each test that built
-// removes nothing, the last one run removes it (see removeUpgradeBins).
+// removeUpgradeBins removes the builds.
 func removeUpgradeBins() {
 	if upgradeBins.dir != "" {
 		os.RemoveAll(upgradeBins.dir)
@@ -142,11 +141,14 @@ func (h upgradeHome) hook(bin, session, file string) time.Duration {
 	h.t.Helper()
 	path := filepath.Join(h.env.project, file)
 	body, _ := json.Marshal(map[string]any{
-		"session_id": session, "cwd": h.env.project, "hook_event_name": "PostToolUse",
+		"session_id":      session,
+		"cwd":             h.env.project,
+		"hook_event_name": "PostToolUse",
 		"transcript_path": filepath.Join(h.env.root, session+".jsonl"),
-		"tool_name":       "Edit", "tool_use_id": "toolu_" + strings.NewReplacer("/", "_", ".", "_").Replace(file),
-		"tool_input":    map[string]any{"file_path": path, "old_string": "old " + file, "new_string": "new " + file},
-		"tool_response": map[string]any{"filePath": path, "oldString": "old " + file, "newString": "new " + file},
+		"tool_name":       "Edit",
+		"tool_use_id":     "toolu_" + strings.NewReplacer("/", "_", ".", "_").Replace(file),
+		"tool_input":      map[string]any{"file_path": path, "old_string": "old " + file, "new_string": "new " + file},
+		"tool_response":   map[string]any{"filePath": path, "oldString": "old " + file, "newString": "new " + file},
 	})
 	cmd := exec.Command(filepath.Join(bin, "mnemo-hook"), "PostToolUse")
 	cmd.Env = h.environ()
