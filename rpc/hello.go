@@ -176,8 +176,12 @@ func Handshake(ctx context.Context, rw io.ReadWriter, client string) (HelloResul
 	return handshake(ctx, rw, Hello{Client: client})
 }
 
-// handshake is Handshake with the hello h (its protocol version and pid
-// filled in).
+// HandshakeWith is Handshake with the hello h: its client kind, version
+// and resume flag (the protocol version and pid are filled in).
+func HandshakeWith(ctx context.Context, rw io.ReadWriter, h Hello) (HelloResult, error) {
+	return handshake(ctx, rw, h)
+}
+
 func handshake(ctx context.Context, rw io.ReadWriter, h Hello) (HelloResult, error) {
 	if d, ok := rw.(interface{ SetDeadline(time.Time) error }); ok {
 		// Once ctx is done (so ctx.Err() is set), fail the pending I/O.
