@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"runtime/debug"
 	"strconv"
 	"strings"
 )
@@ -99,4 +100,22 @@ func sign(n int) int {
 		return 1
 	}
 	return 0
+}
+
+// ReleaseVersion is the version a binary goes by: stamped, as given
+// (-ldflags "-X main.Version=…": `just release`, `just install`); else, for
+// a build `go install …@v0.2.0` made, the module's version from the build
+// information (v0.2.0 → 0.2.0); else stamped, a development build.
+func ReleaseVersion(stamped string) string {
+	if !strings.Contains(stamped, "dev") {
+		return stamped
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return stamped
+	}
+	if _, ok := parseVersion(info.Main.Version); !ok {
+		return stamped // "(devel)": a build in a checkout
+	}
+	return strings.TrimPrefix(info.Main.Version, "v")
 }

@@ -23,8 +23,13 @@ import (
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
-// Version is set at build time with -ldflags "-X main.Version=…".
+// Version is set at build time with -ldflags "-X main.Version=…"; a
+// build of `go install …@v0.2.0` goes by its module's version
+// (rpc.ReleaseVersion). A development build never hands a daemon over nor
+// is refused by one (rpc.CompareVersions).
 var Version = "0.1.0-dev"
+
+func init() { Version = rpc.ReleaseVersion(Version) }
 
 // Run runs the mnemo command line with args and returns the exit status.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
