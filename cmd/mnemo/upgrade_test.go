@@ -95,12 +95,13 @@ func removeUpgradeBins() {
 
 // upgradeHome is one Mnemo home shared by every binary of a test.
 type upgradeHome struct {
-	t   *testing.T
-	env *testEnv
+	t     *testing.T
+	env   *testEnv
+	extra []string // more environment
 }
 
 func (h upgradeHome) environ() []string {
-	return h.env.environ("MNEMO_SPOOL_INTERVAL=200ms")
+	return h.env.environ(append([]string{"MNEMO_SPOOL_INTERVAL=200ms"}, h.extra...)...)
 }
 
 // run runs a binary of a build folder.
@@ -307,6 +308,38 @@ func TestUpgradeHandsOver(t *testing.T) {
 	})
 	t.Run("same protocol, stamped versions", func(t *testing.T) {
 		scenario(t, upgradeBins.v2, upgradeBins.v2, upgradeBins.v3, "0.3.0")
+	})
+	t.Run("the daemon notices its binary replaced", func(t *testing.T) {
+		h := upgradeHome{t: t, env: newTestEnv(t), extra: []string{"MNEMO_BINARY_CHECK=100ms"}}
+		inst := filepath.Join(t.TempDir(), "bin")
+		copyBin := func(from, name, to string) {
+			b, err := os.ReadFile(filepath.Join(from, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp := filepath.Join(inst, "."+name+".new")
+			if err := os.WriteFile(tmp, b, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, filepath.Join(inst, to)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		os.MkdirAll(inst, 0o755)
+		copyBin(upgradeBins.v2, "mnemo", "mnemo")
+		t.Cleanup(func() { h.run(inst, "mnemo", "daemon", "stop") })
+		_, pid := h.daemon(inst)
+		copyBin(upgradeBins.v3, "mnemo", "mnemo") // as go install replaces it
+		deadline := time.Now().Add(10 * time.Second)
+		for processAlive(pid) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the daemon (pid %d) still runs 10 s after its binary was replaced", pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		if v, _ := h.daemon(inst); v != "0.3.0" {
+			t.Errorf("the next daemon is %s, want 0.3.0", v)
+		}
 	})
 	t.Run("a downgrade is refused", func(t *testing.T) {
 		h := upgradeHome{t: t, env: newTestEnv(t)}
