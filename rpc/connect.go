@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -123,6 +124,12 @@ func connectOnce(ctx context.Context, o ConnectOptions) (net.Conn, error) {
 				continue
 			}
 			return nil, err
+		}
+		if handedOver {
+			if c, ok := CompareVersions(o.Version, hr.ServerVersion); ok && c > 0 {
+				// The daemon started is older still: see staleFile.
+				_ = os.WriteFile(staleFile(o.Home), []byte(hr.ServerVersion+"\n"), 0o600)
+			}
 		}
 		if !handedOver && o.mayHandOver(hr) {
 			nc.Close()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -31,7 +33,20 @@ func (o ConnectOptions) mayHandOver(hr HelloResult) bool {
 		return true
 	}
 	c, ok := CompareVersions(o.Version, hr.ServerVersion)
-	return ok && c > 0
+	return ok && c > 0 && !staleStart(o.Home, hr.ServerVersion)
+}
+
+// staleFile records the version of a daemon that a hand-over started
+// older than the client that asked (its command runs an older mnemo than
+// the client's own: a mismatched install): no client hands that version
+// over again, which would go round at every call. The daemon that replaces
+// it once its binary is (watchBinary), or a daemon of another version,
+// makes the record moot.
+func staleFile(home string) string { return filepath.Join(home, "run", "handover-stale") }
+
+func staleStart(home, version string) bool {
+	b, err := os.ReadFile(staleFile(home))
+	return err == nil && strings.TrimSpace(string(b)) == version
 }
 
 // handOver stops the older daemon of hr and waits, bounded by ctx, until
@@ -77,8 +92,13 @@ func startNew(ctx context.Context, o ConnectOptions, hr HelloResult) error {
 		return fmt.Errorf("hand-over: start the new daemon: %w", err)
 	}
 	defer nc.Close()
-	if _, err := handshake(ctx, nc, o.hello()); err != nil {
+	now, err := handshake(ctx, nc, o.hello())
+	if err != nil {
 		return fmt.Errorf("hand-over: the new daemon: %w", err)
+	}
+	if c, ok := CompareVersions(o.Version, now.ServerVersion); ok && c > 0 {
+		_ = os.WriteFile(staleFile(o.Home), []byte(now.ServerVersion+"\n"), 0o600)
+		return fmt.Errorf("hand-over: the daemon it started is mnemo %s, older than this client (mnemo %s): install mnemo and mnemo-hook of one version side by side; until then no client hands mnemo %s over again", now.ServerVersion, o.Version, now.ServerVersion)
 	}
 	if o.Logger != nil {
 		o.Logger.Info("handed over to a new daemon", "from", hr.ServerVersion, "pid", hr.PID)

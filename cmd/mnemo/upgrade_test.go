@@ -341,6 +341,40 @@ func TestUpgradeHandsOver(t *testing.T) {
 			t.Errorf("the next daemon is %s, want 0.3.0", v)
 		}
 	})
+	t.Run("a mismatched install hands over once", func(t *testing.T) {
+		// mnemo-hook 0.3.0 next to mnemo 0.2.0: the hand-over starts a
+		// daemon as old as the one it stopped; it says so, and is not
+		// tried again at every hook.
+		h := upgradeHome{t: t, env: newTestEnv(t)}
+		mixed := filepath.Join(t.TempDir(), "bin")
+		os.MkdirAll(mixed, 0o755)
+		for from, name := range map[string]string{upgradeBins.v2: "mnemo", upgradeBins.v3: "mnemo-hook"} {
+			b, err := os.ReadFile(filepath.Join(from, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(mixed, name), b, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Cleanup(func() { h.run(mixed, "mnemo", "daemon", "stop") })
+		_, first := h.daemon(mixed)
+		h.hook(mixed, "cc-mixed", "up/mixed-0.go")
+		_, second := h.daemon(mixed)
+		if second == first {
+			t.Fatalf("no hand-over: pid %d", first)
+		}
+		for i := 1; i < 4; i++ {
+			h.hook(mixed, "cc-mixed", fmt.Sprintf("up/mixed-%d.go", i))
+		}
+		if _, pid := h.daemon(mixed); pid != second {
+			t.Errorf("handed over again: pid %d, then %d", second, pid)
+		}
+		if b, _ := os.ReadFile(filepath.Join(h.env.home, "logs", "hook.log")); !bytes.Contains(b, []byte("is mnemo 0.2.0, older than this client (mnemo 0.3.0)")) {
+			t.Errorf("hook.log does not say why:\n%s", b)
+		}
+		count(t, h.sidecar(mixed, "editor-mixed"), 4)
+	})
 	t.Run("a downgrade is refused", func(t *testing.T) {
 		h := upgradeHome{t: t, env: newTestEnv(t)}
 		t.Cleanup(func() { h.run(upgradeBins.v3, "mnemo", "daemon", "stop") })
