@@ -195,3 +195,21 @@ func FuzzSplice(f *testing.F) {
 		}
 	})
 }
+
+// TestRoundTripNewFile: install into a file that was not there, then
+// uninstall, leaves an empty object (each host reads it as no settings):
+// uninstall cannot know no one else wrote to the file since. `mnemo setup
+// --undo`, which recorded that it created the file, deletes it.
+func TestRoundTripNewFile(t *testing.T) {
+	home, _ := hostEnv(t)
+	path := filepath.Join(home, ".claude", "settings.json")
+	if _, err := claudecode.Install(path, claudecode.InstallOptions{HookPath: "/opt/mnemo-hook"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := claudecode.Uninstall(path); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "{}\n" {
+		t.Errorf("after install and uninstall: %q, %v", b, err)
+	}
+}
