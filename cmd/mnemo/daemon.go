@@ -310,7 +310,14 @@ func withDaemon(c *cli.Context, start bool, fn func(context.Context, *client.Cli
 // answers with an orderly shutdown; killed on Windows) and waits up to 10s
 // for its process to be gone.
 func stopDaemon(ctx context.Context, home string, out interface{ Write([]byte) (int, error) }) error {
-	cl, err := connectDaemon(ctx, home, slog.New(slog.DiscardHandler), rpc.ClientCLI, false)
+	// No version in the hello: an older mnemo stops a newer daemon (what
+	// the refusal of a downgrade tells people to do).
+	o, err := connectOptions(home, slog.New(slog.DiscardHandler), rpc.ClientCLI, false)
+	if err != nil {
+		return err
+	}
+	o.Version = ""
+	cl, err := rpc.Connect(ctx, o)
 	if errors.Is(err, rpc.ErrNoDaemon) {
 		fmt.Fprintln(out, "no daemon running")
 		return nil

@@ -377,7 +377,7 @@ func TestUpgradeHandsOver(t *testing.T) {
 	})
 	t.Run("a downgrade is refused", func(t *testing.T) {
 		h := upgradeHome{t: t, env: newTestEnv(t)}
-		t.Cleanup(func() { h.run(upgradeBins.v3, "mnemo", "daemon", "stop") })
+		t.Cleanup(func() { h.run(upgradeBins.v2, "mnemo", "daemon", "stop") })
 		_, pid := h.daemon(upgradeBins.v3)
 		out, err := h.run(upgradeBins.v2, "mnemo", "status")
 		if err == nil || !strings.Contains(out, fmt.Sprintf("this client is mnemo 0.2.0, older than the running daemon (mnemo 0.3.0, pid %d)", pid)) ||
@@ -396,6 +396,16 @@ func TestUpgradeHandsOver(t *testing.T) {
 		count(t, side, 3)
 		if b, _ := os.ReadFile(filepath.Join(h.env.home, "logs", "hook.log")); !bytes.Contains(b, []byte("older than the running daemon")) {
 			t.Errorf("hook.log does not say why:\n%s", b)
+		}
+		side.in.Close() // the editor goes, so no sidecar resumes below
+		side.cmd.Wait()
+		// What the refusal says to do: the older mnemo stops the newer
+		// daemon, and then runs its own.
+		if out, err := h.run(upgradeBins.v2, "mnemo", "daemon", "stop"); err != nil {
+			t.Fatalf("an older mnemo daemon stop: %v\n%s", err, out)
+		}
+		if v, _ := h.daemon(upgradeBins.v2); v != "0.2.0" {
+			t.Errorf("after the stop, the daemon is %s, want 0.2.0", v)
 		}
 	})
 }
