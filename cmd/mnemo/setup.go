@@ -70,12 +70,20 @@ type setupRecord struct {
 	// Model is the folder setup installed the weights into; "" when they
 	// were there already (or not installed).
 	Model string `json:"model,omitempty"`
-	// Hosts lists the hosts setup wired, for the user.
-	Hosts []string `json:"hosts"`
+	// Hosts lists the hosts setup wired for the user, with what it added:
+	// a host's hooks or MCP server there before setup stay after --undo.
+	Hosts []setupHostRec `json:"hosts"`
 	// Files lists every file setup changed, in order.
 	Files []setupFile `json:"files"`
 	// Dirs lists the folders setup created, parents first.
 	Dirs []string `json:"dirs,omitempty"`
+}
+
+// setupHostRec is what setup added to one host.
+type setupHostRec struct {
+	Host  string `json:"host"`
+	Hooks bool   `json:"hooks,omitempty"`
+	MCP   bool   `json:"mcp,omitempty"`
 }
 
 // setupFile is one file setup changed: whether it was there, and the
@@ -179,13 +187,21 @@ func runSetup(c *cli.Context, home string) error {
 	p := hostPaths{scope: claudecode.ScopeUser, dir: mustGetwd(), home: userHome}
 	var failed []string
 	for _, in := range hosts {
-		if err := setupHost(c, in, p, hook, &rec); err != nil {
+		added, err := setupHost(c, in, p, hook, &rec)
+		// What setup added is setup's to take back, and nothing else: a
+		// host's hooks or server wired before stay wired after --undo.
+		i := slices.IndexFunc(rec.Hosts, func(h setupHostRec) bool { return h.Host == in.Host })
+		if i < 0 && (added.Hooks || added.MCP) {
+			rec.Hosts = append(rec.Hosts, setupHostRec{Host: in.Host})
+			i = len(rec.Hosts) - 1
+		}
+		if i >= 0 {
+			rec.Hosts[i].Hooks = rec.Hosts[i].Hooks || added.Hooks
+			rec.Hosts[i].MCP = rec.Hosts[i].MCP || added.MCP
+		}
+		if err != nil {
 			fmt.Fprintf(w, "%s: not wired: %v\n", in.Title, err)
 			failed = append(failed, in.Host)
-			continue
-		}
-		if !slices.Contains(rec.Hosts, in.Host) {
-			rec.Hosts = append(rec.Hosts, in.Host)
 		}
 	}
 	if err := writeSetup(home, rec); err != nil {
@@ -275,16 +291,17 @@ func askable(r io.Reader) bool {
 	return err != nil || !os.SameFile(fi, null)
 }
 
-// setupHost wires one host for the user, recording the files it changes.
-func setupHost(c *cli.Context, in claudecode.Installer, p hostPaths, hook string, rec *setupRecord) error {
+// setupHost wires one host for the user, recording the files it changes;
+// added says which parts it added or changed (hooks, MCP server).
+func setupHost(c *cli.Context, in claudecode.Installer, p hostPaths, hook string, rec *setupRecord) (added setupHostRec, err error) {
 	w := c.App.Writer
 	hooks, err := in.HooksPath(p.scope, p.dir, p.home)
 	if err != nil {
-		return err
+		return added, err
 	}
 	mcp, why, err := in.MCPPath(p.scope, p.dir, p.home)
 	if err != nil {
-		return err
+		return added, err
 	}
 	// Every file the host's install may change: its hooks, its MCP
 	// servers, and Codex's config.toml (the trust of its hooks).
@@ -308,6 +325,7 @@ func setupHost(c *cli.Context, in claudecode.Installer, p hostPaths, hook string
 	fmt.Fprintf(w, "%s:\n", in.Title)
 	res, ierr := in.Install(hooks, claudecode.InstallOptions{HookPath: hook, Home: p.home})
 	printResult(c, res, cmp.Or(res.Label, "hooks")+" installed", hook)
+	added.Hooks = res.Changed || slices.ContainsFunc(res.Also, func(r claudecode.Result) bool { return r.Changed })
 	if ierr == nil && in.Note != nil {
 		if note := in.Note(p.scope); note != "" {
 			fmt.Fprintf(w, "  note: %s\n", note)
@@ -317,7 +335,9 @@ func setupHost(c *cli.Context, in claudecode.Installer, p hostPaths, hook string
 		if mcp == "" {
 			fmt.Fprintf(w, "MCP server not installed: %s\n", why)
 		} else {
-			ierr = installHostMCP(c, in, p)
+			var r claudecode.Result
+			r, ierr = installHostMCP(c, in, p)
+			added.MCP = r.Changed
 		}
 	}
 	if in.NeedsRules {
@@ -341,7 +361,7 @@ func setupHost(c *cli.Context, in claudecode.Installer, p hostPaths, hook string
 		}
 		rec.Files[i].After = after
 	}
-	return ierr
+	return added, ierr
 }
 
 // appendMissingDirs adds dir and those of its parents that do not exist
@@ -382,16 +402,16 @@ func undoSetup(w io.Writer, home string) error {
 	}
 	all := installers()
 	var failed []string
-	for _, host := range rec.Hosts {
-		i := slices.IndexFunc(all, func(in claudecode.Installer) bool { return in.Host == host })
+	for _, h := range rec.Hosts {
+		i := slices.IndexFunc(all, func(in claudecode.Installer) bool { return in.Host == h.Host })
 		if i < 0 {
-			failed = append(failed, host)
-			fmt.Fprintf(w, "%s: unknown to this mnemo; take its hooks out by hand\n", host)
+			failed = append(failed, h.Host)
+			fmt.Fprintf(w, "%s: unknown to this mnemo; take its hooks out by hand\n", h.Host)
 			continue
 		}
-		if err := unwireHost(w, all[i], userHome); err != nil {
+		if err := unwireHost(w, all[i], userHome, h); err != nil {
 			fmt.Fprintf(w, "%s: %v\n", all[i].Title, err)
-			failed = append(failed, host)
+			failed = append(failed, h.Host)
 		}
 	}
 	for _, f := range rec.Files {
@@ -440,25 +460,27 @@ func undoSetup(w io.Writer, home string) error {
 	return nil
 }
 
-// unwireHost takes Mnemo's hooks and MCP server out of a host's user
-// files.
-func unwireHost(w io.Writer, in claudecode.Installer, home string) error {
-	hooks, err := in.HooksPath(claudecode.ScopeUser, mustGetwd(), home)
-	if err != nil {
-		return err
-	}
-	r, err := in.Uninstall(hooks, claudecode.InstallOptions{Home: home})
-	if err != nil {
-		return err
-	}
-	if r.Changed {
-		fmt.Fprintf(w, "%s: %s of %s uninstalled\n", r.Path, cmp.Or(r.Label, "hooks"), in.Title)
+// unwireHost takes Mnemo's hooks and MCP server, those setup added (h),
+// out of a host's user files.
+func unwireHost(w io.Writer, in claudecode.Installer, home string, h setupHostRec) error {
+	if h.Hooks {
+		hooks, err := in.HooksPath(claudecode.ScopeUser, mustGetwd(), home)
+		if err != nil {
+			return err
+		}
+		r, err := in.Uninstall(hooks, claudecode.InstallOptions{Home: home})
+		if err != nil {
+			return err
+		}
+		if r.Changed {
+			fmt.Fprintf(w, "%s: %s of %s uninstalled\n", r.Path, cmp.Or(r.Label, "hooks"), in.Title)
+		}
 	}
 	mcp, _, err := in.MCPPath(claudecode.ScopeUser, mustGetwd(), home)
-	if err != nil || mcp == "" {
+	if err != nil || mcp == "" || !h.MCP {
 		return err
 	}
-	r, err = in.UninstallMCP(mcp)
+	r, err := in.UninstallMCP(mcp)
 	if err == nil && r.Changed {
 		fmt.Fprintf(w, "%s: MCP server of %s uninstalled\n", r.Path, in.Title)
 	}
