@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -130,7 +131,10 @@ func olderClient(client, daemon string, daemonPID int) *Error {
 
 // mismatchRe reads the daemon's version, pid and protocol out of a -32010
 // message (versionMismatch's, also of daemons from before Hello.Version).
-var mismatchRe = regexp.MustCompile(`the running daemon \(mnemo (\S+), pid (\d+)\) speaks version (\d+)`)
+// Compiled on first use: a hook process pays for it only when refused.
+var mismatchRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`the running daemon \(mnemo (\S+), pid (\d+)\) speaks version (\d+)`)
+})
 
 // olderProtocol reads a daemon's refusal of this client's protocol: the
 // daemon's HelloResult, when its protocol is older than ProtocolVersion.
@@ -139,7 +143,7 @@ func olderProtocol(err error) (HelloResult, bool) {
 	if !ok || e.Code != CodeVersionMismatch {
 		return HelloResult{}, false
 	}
-	m := mismatchRe.FindStringSubmatch(e.Message)
+	m := mismatchRe().FindStringSubmatch(e.Message)
 	if m == nil {
 		return HelloResult{}, false
 	}
