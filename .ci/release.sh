@@ -7,7 +7,8 @@
 # usage: .ci/release.sh [VERSION]   (`just release [VERSION]`)
 #   VERSION  stamped into mnemo (`mnemo --version`, the daemon's status) with
 #            -ldflags -X main.Version; default: cmd/mnemo's Version and the commit,
-#            e.g. 0.1.0-dev+84d2f22. mnemo-hook has no version of its own.
+#            e.g. 0.1.0-dev+84d2f22; mnemo-hook gets the same (it tells the daemon, and
+#            an older daemon hands over to the new binaries; a -dev one never does).
 # Env:  MNEMO_RELEASE_VSIX=0  skips the .vsix files (they need Node and npm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +45,7 @@ for t in $targets; do
 	log "$goos/$goarch"
 	# -trimpath: no path of the building machine in the binaries.
 	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags "-s -w -X main.Version=$version" -o "$stage/mnemo$exe" ./cmd/mnemo
-	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags "-s -w" -o "$stage/mnemo-hook$exe" ./cmd/mnemo-hook
+	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags "-s -w -X main.Version=$version" -o "$stage/mnemo-hook$exe" ./cmd/mnemo-hook
 	cp README.md "$stage/"
 	if [ "$goos" = windows ]; then
 		(cd "$dist/stage" && zip -qrX "$dist/$name.zip" "$name")

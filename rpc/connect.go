@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -26,6 +27,21 @@ type ConnectOptions struct {
 	// listens. Empty: never start one; no daemon is then an error matching
 	// ErrNoDaemon.
 	Command []string
+	// CommandFunc, when Command is empty, returns it: called only once a
+	// daemon must be started (no daemon listens, or an older one was asked
+	// to hand over), so that a client with a daemon running does not look
+	// for the binary.
+	CommandFunc func() []string
+	// Version is this client's Mnemo version. A daemon of an older version
+	// (CompareVersions) is asked to hand over when a daemon may be started
+	// (Command or CommandFunc): it is stopped as `mnemo daemon stop` stops
+	// it, and this client's daemon started. A daemon of a newer version
+	// refuses this client (a downgrade) with an *Error of
+	// CodeVersionMismatch, unless Resume. Empty: neither.
+	Version string
+	// Resume says that this client carries on a session a daemon that went
+	// away had (Hello.Resume): a newer daemon serves it.
+	Resume bool
 	// Deadline, when not zero, bounds every read and write on the
 	// connection for its whole life, also a write to a daemon that stopped
 	// reading: for a client whose calls all end by then, such as a hook.
@@ -88,29 +104,67 @@ func ConnectConn(ctx context.Context, o ConnectOptions) (net.Conn, error) {
 	}
 }
 
-// connectOnce dials (or starts) the daemon once and says hello.
+// connectOnce dials (or starts) the daemon once and says hello; a daemon
+// older than o.Version hands over (once) to a new one.
 func connectOnce(ctx context.Context, o ConnectOptions) (net.Conn, error) {
-	nc, err := dial(ctx, o)
-	if err != nil {
-		return nil, err
+	for handedOver := false; ; handedOver = true {
+		nc, err := dial(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		hr, err := handshake(hctx, nc, o.hello())
+		cancel()
+		if err != nil {
+			nc.Close()
+			if old, ok := olderProtocol(err); ok && !handedOver && o.mayHandOver(old) {
+				if err := handOver(ctx, o, old); err != nil {
+					return nil, err
+				}
+				continue
+			}
+			return nil, err
+		}
+		if handedOver {
+			if c, ok := CompareVersions(o.Version, hr.ServerVersion); ok && c > 0 {
+				// The daemon started is older still: see staleFile.
+				_ = os.WriteFile(staleFile(o.Home), []byte(hr.ServerVersion+"\n"), 0o600)
+			}
+		}
+		if !handedOver && o.mayHandOver(hr) {
+			nc.Close()
+			if err := handOver(ctx, o, hr); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if c, ok := CompareVersions(o.Version, hr.ServerVersion); ok && c < 0 && !o.Resume {
+			nc.Close()
+			return nil, olderClient(o.Version, hr.ServerVersion, hr.PID)
+		}
+		if !o.Deadline.IsZero() {
+			_ = nc.SetDeadline(o.Deadline)
+		}
+		return nc, nil
 	}
-	hctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if _, err := Handshake(hctx, nc, o.Client); err != nil {
-		nc.Close()
-		return nil, err
-	}
-	if !o.Deadline.IsZero() {
-		_ = nc.SetDeadline(o.Deadline)
-	}
-	return nc, nil
+}
+
+// hello is the hello o's client says.
+func (o ConnectOptions) hello() Hello {
+	return Hello{Client: o.Client, Version: o.Version, Resume: o.Resume}
 }
 
 // dial connects to the daemon of o.Home, starting one when none listens and
-// o.Command is set.
+// o.Command (or o.CommandFunc's) is set.
 func dial(ctx context.Context, o ConnectOptions) (net.Conn, error) {
 	if len(o.Command) == 0 {
-		return DialSocket(ctx, SocketPath(o.Home))
+		nc, err := DialSocket(ctx, SocketPath(o.Home))
+		if err == nil || !errors.Is(err, ErrNoDaemon) || o.CommandFunc == nil {
+			return nc, err
+		}
+		if o.Command = o.CommandFunc(); len(o.Command) == 0 {
+			return nil, err
+		}
 	}
 	wait := 5 * time.Second
 	if deadline, ok := ctx.Deadline(); ok {
@@ -141,7 +195,7 @@ func CallOnce(ctx context.Context, o ConnectOptions, method string, params, resu
 		}
 		body = b
 	}
-	hello, err := helloParams(o.Client)
+	hello, err := helloParams(o.hello())
 	if err != nil {
 		return err
 	}
@@ -153,8 +207,27 @@ func CallOnce(ctx context.Context, o ConnectOptions, method string, params, resu
 	if attempts <= 0 {
 		attempts = 3
 	}
+	handedOver := false
 	for attempt := 1; ; attempt++ {
-		answered, err := callOnce(ctx, o, frames, callID, method, result)
+		hr, answered, err := callOnce(ctx, o, frames, callID, method, result)
+		if old, ok := olderProtocol(err); ok && !handedOver && o.mayHandOver(old) {
+			// A daemon of an older protocol refused the hello, and so the
+			// call: it hands over, and the call goes to the new daemon.
+			handedOver = true
+			if herr := handOver(ctx, o, old); herr != nil {
+				return errors.Join(err, herr)
+			}
+			attempt--
+			continue
+		}
+		if err == nil && !handedOver && o.mayHandOver(hr) {
+			// The call was answered: the hand-over is for the next client,
+			// bounded by what is left of ctx.
+			if herr := startNew(ctx, o, hr); herr != nil && o.Logger != nil {
+				o.Logger.Warn("hand-over to a new daemon", "err", herr)
+			}
+			return nil
+		}
 		if err == nil || answered || attempt >= attempts || !connectionLost(err) {
 			return err
 		}
@@ -170,11 +243,12 @@ func CallOnce(ctx context.Context, o ConnectOptions, method string, params, resu
 }
 
 // callOnce dials once, writes frames (the hello and the call) and reads
-// their answers. answered says whether the daemon answered the hello.
-func callOnce(ctx context.Context, o ConnectOptions, frames []byte, callID jsonrpc2.ID, method string, result any) (answered bool, err error) {
+// their answers. answered says whether the daemon answered the hello, and
+// hr is its answer.
+func callOnce(ctx context.Context, o ConnectOptions, frames []byte, callID jsonrpc2.ID, method string, result any) (hr HelloResult, answered bool, err error) {
 	nc, err := dial(ctx, o)
 	if err != nil {
-		return false, err
+		return hr, false, err
 	}
 	defer nc.Close()
 	if !o.Deadline.IsZero() {
@@ -186,36 +260,36 @@ func callOnce(ctx context.Context, o ConnectOptions, frames []byte, callID jsonr
 	defer stop()
 
 	if _, err := nc.Write(frames); err != nil {
-		return false, handshakeErr(ctx, err)
+		return hr, false, handshakeErr(ctx, err)
 	}
 	r := bufio.NewReader(nc)
-	if _, err := readHelloAnswer(ctx, r, helloID); err != nil {
-		return false, err
+	if hr, err = readHelloAnswer(ctx, r, helloID); err != nil {
+		return hr, false, err
 	}
 	resp, err := ReadFrame(r)
 	if err != nil {
-		return true, callErr(ctx, method, err)
+		return hr, true, callErr(ctx, method, err)
 	}
 	msg, err := jsonrpc2.DecodeMessage(resp)
 	if err != nil {
-		return true, fmt.Errorf("call %s: bad response: %w", method, err)
+		return hr, true, fmt.Errorf("call %s: bad response: %w", method, err)
 	}
 	res, ok := msg.(*jsonrpc2.Response)
 	if !ok || res.ID() != callID {
-		return true, fmt.Errorf("call %s: the daemon answered something else", method)
+		return hr, true, fmt.Errorf("call %s: the daemon answered something else", method)
 	}
 	if err := res.Err(); err != nil {
 		if e, ok := errors.AsType[*jsonrpc2.Error](err); ok {
-			return true, fromWire(e)
+			return hr, true, fromWire(e)
 		}
-		return true, fmt.Errorf("call %s: %w", method, err)
+		return hr, true, fmt.Errorf("call %s: %w", method, err)
 	}
 	if result != nil {
 		if err := jsonrpc2.DefaultCodec.Unmarshal(res.Result(), result); err != nil {
-			return true, fmt.Errorf("call %s: bad result: %w", method, err)
+			return hr, true, fmt.Errorf("call %s: bad result: %w", method, err)
 		}
 	}
-	return true, nil
+	return hr, true, nil
 }
 
 // callErr is an I/O error of a call, as ctx's error when ctx ended first.

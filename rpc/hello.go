@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,6 +38,15 @@ type Hello struct {
 	ProtocolVersion int    `json:"protocolVersion"`
 	Client          string `json:"client"` // ClientHook, ClientServe, ClientMCP or ClientCLI
 	PID             int    `json:"pid"`
+	// Version is the client's Mnemo version, when it has one (clients
+	// before version 0.2 send none): a daemon refuses a client older than
+	// itself (CompareVersions), unless Resume.
+	Version string `json:"version,omitempty"`
+	// Resume says that the client carries on a session a daemon that went
+	// away had (an editor's sidecar after an upgrade's hand-over): served
+	// even when older, since it speaks the same protocol and the editor
+	// would break otherwise.
+	Resume bool `json:"resume,omitempty"`
 }
 
 // HelloResult is the result of mnemo/hello.
@@ -58,7 +69,9 @@ func (h Hello) Validate() error {
 // serverVersion, os.Getpid()} when the client's protocolVersion equals
 // ProtocolVersion (then onHello, if not nil, gets the Hello, and h serves
 // the rest of the connection), else with -32010 telling the user to restart
-// the daemon. Before a successful hello, any other call gets -32002
+// the daemon; a client of an older Mnemo version (Hello.Version) that is
+// not resuming a session gets -32010 too, naming both versions. Before a
+// successful hello, any other call gets -32002
 // "handshake required" and notifications are dropped.
 func RequireHello(h jsonrpc2.Handler, serverVersion string, onHello func(Hello)) jsonrpc2.Handler {
 	var greeted atomic.Bool
@@ -79,6 +92,9 @@ func RequireHello(h jsonrpc2.Handler, serverVersion string, onHello func(Hello))
 			hello, perr := decodeParams[Hello](jsonrpc2.DefaultCodec, req.Params())
 			if perr != nil {
 				return nil, wireError(perr)
+			}
+			if c, ok := CompareVersions(hello.Version, serverVersion); ok && c < 0 && !hello.Resume {
+				return nil, wireError(olderClient(hello.Version, serverVersion, pid))
 			}
 			greeted.Store(true)
 			if onHello != nil {
@@ -104,6 +120,41 @@ func versionMismatch(client, daemon int, serverVersion string, daemonPID int) *E
 		client, serverVersion, daemonPID, daemon)
 }
 
+// olderClient is the -32010 error of a client older than the daemon: a
+// downgrade is refused, with what to do.
+func olderClient(client, daemon string, daemonPID int) *Error {
+	return Errorf(CodeVersionMismatch,
+		"this client is mnemo %s, older than the running daemon (mnemo %s, pid %d), and Mnemo does not go back a version by itself: "+
+			"use mnemo %s's binaries (mnemo, mnemo-hook, the editor extension's), or stop the daemon with \"mnemo daemon stop\" to run %s again",
+		client, daemon, daemonPID, daemon, client)
+}
+
+// mismatchRe reads the daemon's version, pid and protocol out of a -32010
+// message (versionMismatch's, also of daemons from before Hello.Version).
+// Compiled on first use: a hook process pays for it only when refused.
+var mismatchRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`the running daemon \(mnemo (\S+), pid (\d+)\) speaks version (\d+)`)
+})
+
+// olderProtocol reads a daemon's refusal of this client's protocol: the
+// daemon's HelloResult, when its protocol is older than ProtocolVersion.
+func olderProtocol(err error) (HelloResult, bool) {
+	e, ok := errors.AsType[*Error](err)
+	if !ok || e.Code != CodeVersionMismatch {
+		return HelloResult{}, false
+	}
+	m := mismatchRe().FindStringSubmatch(e.Message)
+	if m == nil {
+		return HelloResult{}, false
+	}
+	pid, _ := strconv.Atoi(m[2])
+	proto, _ := strconv.Atoi(m[3])
+	if proto >= ProtocolVersion || pid <= 0 {
+		return HelloResult{}, false
+	}
+	return HelloResult{ProtocolVersion: proto, ServerVersion: m[1], PID: pid}, true
+}
+
 // Hello performs the handshake as client kind client (ClientHook, ...): it
 // must be the first call on a socket connection. A daemon of another
 // protocol version answers with an *Error of CodeVersionMismatch whose
@@ -126,6 +177,16 @@ func (c *Client) Hello(ctx context.Context, client string) (HelloResult, error) 
 // when rw has SetDeadline (net.Conn). Its errors are those of Client.Hello,
 // or I/O errors.
 func Handshake(ctx context.Context, rw io.ReadWriter, client string) (HelloResult, error) {
+	return handshake(ctx, rw, Hello{Client: client})
+}
+
+// HandshakeWith is Handshake with the hello h: its client kind, version
+// and resume flag (the protocol version and pid are filled in).
+func HandshakeWith(ctx context.Context, rw io.ReadWriter, h Hello) (HelloResult, error) {
+	return handshake(ctx, rw, h)
+}
+
+func handshake(ctx context.Context, rw io.ReadWriter, h Hello) (HelloResult, error) {
 	if d, ok := rw.(interface{ SetDeadline(time.Time) error }); ok {
 		// Once ctx is done (so ctx.Err() is set), fail the pending I/O.
 		fired := make(chan struct{})
@@ -140,7 +201,7 @@ func Handshake(ctx context.Context, rw io.ReadWriter, client string) (HelloResul
 			_ = d.SetDeadline(time.Time{})
 		}()
 	}
-	params, err := helloParams(client)
+	params, err := helloParams(h)
 	if err != nil {
 		return HelloResult{}, err
 	}
@@ -153,9 +214,11 @@ func Handshake(ctx context.Context, rw io.ReadWriter, client string) (HelloResul
 // helloID is the id of the hello a client sends first.
 var helloID = jsonrpc2.NewNumberID(1)
 
-// helloParams are the params of the hello of a client of kind client.
-func helloParams(client string) (jsonrpc2.RawMessage, error) {
-	return jsonrpc2.DefaultCodec.Marshal(Hello{ProtocolVersion: ProtocolVersion, Client: client, PID: os.Getpid()})
+// helloParams are the params of the hello h, with this build's protocol
+// version and this process's pid.
+func helloParams(h Hello) (jsonrpc2.RawMessage, error) {
+	h.ProtocolVersion, h.PID = ProtocolVersion, os.Getpid()
+	return jsonrpc2.DefaultCodec.Marshal(h)
 }
 
 // appendFrame appends body to dst with its LSP header.

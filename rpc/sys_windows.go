@@ -50,3 +50,28 @@ func peerGone(err error) bool {
 	return errors.Is(err, windows.WSAECONNRESET) || errors.Is(err, windows.WSAECONNABORTED) ||
 		errors.Is(err, windows.ERROR_BROKEN_PIPE) || errors.Is(err, windows.ERROR_NO_DATA)
 }
+
+// terminate ends the process pid (TerminateProcess), as `mnemo daemon
+// stop` does on Windows: no signal asks a detached process for an orderly
+// exit, and nothing is lost (every write the daemon acknowledged is
+// fsynced; the next daemon replays Badger's log).
+func terminate(pid int) error {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return err
+	}
+	defer p.Release()
+	return p.Kill()
+}
+
+// alive reports whether the process pid is still there: it can be opened
+// and has no exit code yet (STILL_ACTIVE, 259).
+func alive(pid int) bool {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return false
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	return windows.GetExitCodeProcess(h, &code) == nil && code == 259
+}

@@ -25,6 +25,10 @@ const USELiteID = "use-lite-512@" + modelVersion
 // useLiteDir is the folder, inside a models folder, that holds the weights.
 const useLiteDir = "use-lite"
 
+// ModelDirName is the folder, inside a models folder, that InstallModel
+// fills.
+const ModelDirName = useLiteDir
+
 const (
 	useMaxTokens = 128 // the graph clips its input to this many pieces
 	useEmbedDim  = 256 // width of the piece embeddings

@@ -49,7 +49,7 @@ func codexMCP(t *testing.T) (claudecode.Installer, string) {
 
 // TestCodexMCP: Mnemo's table is appended after the user's config, which
 // stays byte for byte; a second install changes nothing; a moved binary is
-// updated in place; uninstall gives the file back as it was.
+// updated in place; uninstall gives the file back as it was, byte for byte.
 func TestCodexMCP(t *testing.T) {
 	for name, orig := range map[string]string{
 		"no last line end": userConfig,
@@ -78,7 +78,12 @@ func TestCodexMCP(t *testing.T) {
 			if head != "" {
 				head = strings.TrimSuffix(head, eol) + eol + eol
 			}
-			if want := head + table("/opt/mnemo/bin/mnemo"); got != want {
+			tail := ""
+			if orig != "" && !strings.HasSuffix(orig, eol) {
+				// A file without a final line end keeps none.
+				tail = eol
+			}
+			if want := head + strings.TrimSuffix(table("/opt/mnemo/bin/mnemo"), tail); got != want {
 				t.Fatalf("after install:\n%q\nwant\n%q", got, want)
 			}
 			if r, err := in.InstallMCP(path, claudecode.MCPOptions{Mnemo: "/opt/mnemo/bin/mnemo", Now: fixedNow}); err != nil || r.Changed {
@@ -86,7 +91,7 @@ func TestCodexMCP(t *testing.T) {
 			}
 			// A moved binary, with a table after Mnemo's: replaced where
 			// it stands.
-			os.WriteFile(path, []byte(got+"[after]"+eol+"x = 1"+eol), 0o600)
+			os.WriteFile(path, []byte(got+tail+"[after]"+eol+"x = 1"+eol), 0o600)
 			r, err = in.InstallMCP(path, claudecode.MCPOptions{Mnemo: "/usr/bin/mnemo", Now: fixedNow})
 			if err != nil || len(r.Updated) != 1 {
 				t.Fatalf("moved: %+v, %v", r, err)
@@ -94,16 +99,12 @@ func TestCodexMCP(t *testing.T) {
 			if got, want := read(t, path), head+table("/usr/bin/mnemo")+"[after]"+eol+"x = 1"+eol; got != want {
 				t.Fatalf("after the move:\n%q\nwant\n%q", got, want)
 			}
-			os.WriteFile(path, []byte(head+table("/usr/bin/mnemo")), 0o600)
+			os.WriteFile(path, []byte(head+strings.TrimSuffix(table("/usr/bin/mnemo"), tail)), 0o600)
 			r, err = in.UninstallMCP(path)
 			if err != nil || len(r.Removed) != 1 {
 				t.Fatalf("uninstall: %+v, %v", r, err)
 			}
-			want := orig
-			if orig != "" && !strings.HasSuffix(orig, eol) {
-				want += eol // the line end install put after the user's last line
-			}
-			if got := read(t, path); got != want {
+			if got, want := read(t, path), orig; got != want {
 				t.Fatalf("after uninstall:\n%q\nwant\n%q", got, want)
 			}
 		})

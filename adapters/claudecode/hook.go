@@ -64,6 +64,10 @@ type HookConfig struct {
 	DaemonCommandFunc func() []string
 	// Now is the clock for spool entries; nil means time.Now.
 	Now func() time.Time
+	// Version is the hook's Mnemo version: an older daemon hands over to
+	// a new one started with DaemonCommand, a newer one refuses the hook
+	// (which then spools); see rpc.ConnectOptions.Version.
+	Version string
 }
 
 // ObserverEnv is set to "1" in the environment of Mnemo's own Claude Code
@@ -280,33 +284,25 @@ func sameStage(argHost, arg, host, event string) bool {
 }
 
 // call makes the stage's call to the daemon, bounded by ctx: the hello and
-// the call in one write (rpc.CallOnce). It dials once (Attempts: 1), even
+// the call in one write (rpc.CallOnce), and when the daemon is of an older
+// Mnemo, the hand-over to the mnemo next to this hook once it answered. It dials once (Attempts: 1), even
 // when a dying daemon drops the connection during the hello: the stages
 // that spool make up for it.
 func (h *hook) call(ctx context.Context, stage Stage, method string, params, result any) error {
 	if h.cfg.Home == "" {
 		return errors.New("no Mnemo home directory")
 	}
-	o := rpc.ConnectOptions{Home: h.cfg.Home, Client: rpc.ClientHook, Attempts: 1}
-	lazy := stage.StartsDaemon && len(h.cfg.DaemonCommand) == 0 && h.cfg.DaemonCommandFunc != nil
+	o := rpc.ConnectOptions{Home: h.cfg.Home, Client: rpc.ClientHook, Attempts: 1, Version: h.cfg.Version, Logger: h.log}
 	if stage.StartsDaemon {
-		o.Command = h.cfg.DaemonCommand
+		// The command is looked for only once a daemon must be started:
+		// none listens, or an older one hands over.
+		o.Command, o.CommandFunc = h.cfg.DaemonCommand, h.cfg.DaemonCommandFunc
 	}
 	// The deadline bounds every read and write, also a write to a daemon
 	// that stopped reading.
 	o.Deadline, _ = ctx.Deadline()
 	if !stage.Context {
 		result = nil
-	}
-	err := rpc.CallOnce(ctx, o, method, params, result)
-	if !lazy || !errors.Is(err, rpc.ErrNoDaemon) {
-		return err
-	}
-	// No daemon: now find the command that starts one (under the start
-	// lock, DialOrStart dials again first).
-	o.Command = h.cfg.DaemonCommandFunc()
-	if len(o.Command) == 0 {
-		return err
 	}
 	return rpc.CallOnce(ctx, o, method, params, result)
 }

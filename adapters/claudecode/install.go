@@ -126,7 +126,9 @@ func HookGroups(command string) map[string]HookGroup {
 // Install merges Mnemo's hooks (HookGroups of o.HookPath) into the Claude
 // Code settings file at path, creating it if needed.
 //
-// Every other key and every hook of the user's is kept, in its order. A
+// Every other key and every hook of the user's is kept, in its order, and
+// so is every byte of the file but Mnemo's entries (jsonedit.go): its
+// indentation, one-line arrays, a final newline or none. A
 // hook whose command's base name is mnemo-hook is Mnemo's: it is replaced
 // where it stood (so a moved binary is updated, not duplicated), and a
 // second Install changes nothing. Before changing an existing file it
@@ -317,17 +319,32 @@ func editFile(path string, now func() time.Time, drop func(root object) bool, ch
 
 	out := root.marshal()
 	deleting := exists && drop != nil && drop(root)
-	if exists && !deleting && equalJSON(data, out) {
+	stripped := data
+	if jsoncFile(real) {
+		stripped = stripJSONC(data)
+	}
+	if exists && !deleting && equalJSON(stripped, out) {
 		return r, nil
 	}
 	if !exists && !keep {
 		return r, nil
 	}
-	var indented bytes.Buffer
-	if err := json.Indent(&indented, out, "", "  "); err != nil {
-		return r, fmt.Errorf("settings: %w", err)
+	// The person's file keeps its bytes but for Mnemo's (jsonedit.go); a
+	// new or empty one is written indented by two spaces.
+	text, ok := []byte(nil), false
+	if len(bytes.TrimSpace(stripped)) > 0 {
+		text, ok = spliceJSON(data, stripped, out)
+		// A splice that would not read back as the edit is not written.
+		ok = ok && equalJSON(stripJSONC(text), out)
 	}
-	indented.WriteByte('\n')
+	if !ok {
+		var indented bytes.Buffer
+		if err := json.Indent(&indented, out, "", "  "); err != nil {
+			return r, fmt.Errorf("settings: %w", err)
+		}
+		indented.WriteByte('\n')
+		text = indented.Bytes()
+	}
 
 	mode := fs.FileMode(0o600)
 	if exists {
@@ -353,7 +370,7 @@ func editFile(path string, now func() time.Time, drop func(root object) bool, ch
 		r.Changed, r.Deleted = true, true
 		return r, nil
 	}
-	if err := writeAtomic(real, indented.Bytes(), mode); err != nil {
+	if err := writeAtomic(real, text, mode); err != nil {
 		return r, err
 	}
 	r.Changed = true
@@ -361,8 +378,12 @@ func editFile(path string, now func() time.Time, drop func(root object) bool, ch
 }
 
 // parseSettings parses a settings file, an object. An empty file is an
-// empty object.
+// empty object. The files of hosts that read JSON with comments
+// (jsoncFile) may have comments and trailing commas.
 func parseSettings(path string, data []byte) (object, error) {
+	if jsoncFile(path) {
+		data = stripJSONC(data)
+	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil
 	}

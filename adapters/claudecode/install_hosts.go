@@ -20,7 +20,10 @@ import (
 // Every installer edits the way Install does: the user's entries are kept,
 // in their order; Mnemo's entry of an event (recognised by the base name of
 // its command, mnemo-hook) is replaced where it stood; a second install
-// changes nothing; the file is backed up before it changes and written
+// changes nothing; every byte of the person's file but Mnemo's entries
+// stays as it was, so that an uninstall gives the file back byte for byte
+// (jsonedit.go; toml.go for Codex's config.toml); the file is backed up
+// before it changes and written
 // atomically; a file that cannot be read as the host's is refused, with
 // the line and column, and left untouched.
 type Installer struct {

@@ -575,7 +575,10 @@ func (d *tomlDoc) set(t tomlTable) (bool, error) {
 	}
 	if n := len(d.lines); n > 0 {
 		if !strings.HasSuffix(d.lines[n-1], "\n") {
+			// A file without a final line end keeps none: the table ends
+			// the file so, and remove gives the file back as it was.
 			d.lines[n-1] += eol
+			want[len(want)-1] = strings.TrimRight(want[len(want)-1], "\r\n")
 		}
 		if strings.TrimSpace(d.lines[n-1]) != "" {
 			d.lines = append(d.lines, eol)
@@ -609,7 +612,13 @@ func (d *tomlDoc) remove(path []string) (bool, error) {
 		if end == len(d.lines) && first > 0 && strings.TrimSpace(d.lines[first-1]) == "" {
 			first--
 		}
+		noEOL := end == len(d.lines) && !strings.HasSuffix(d.lines[end-1], "\n")
 		d.lines = slices.Delete(d.lines, first, end)
+		if n := len(d.lines); noEOL && n > 0 {
+			// The file ended without a line end after the table: so it
+			// does again.
+			d.lines[n-1] = strings.TrimRight(d.lines[n-1], "\r\n")
+		}
 	}
 	return true, d.reparse()
 }

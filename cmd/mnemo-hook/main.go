@@ -13,11 +13,16 @@ import (
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
+// Version is set at build time with -ldflags "-X main.Version=…", as
+// mnemo's is: the hook tells the daemon its version, and an older daemon
+// hands over to the mnemo next to it (rpc.ConnectOptions.Version).
+var Version = "0.1.0-dev"
+
 // cmd/mnemo's tests run a copy of main as their mnemo-hook (hookMain in
 // cmd/mnemo/testmain_test.go); TestHookMainMatchesMnemoHook fails when
 // the two differ.
 func main() {
-	cfg := claudecode.HookConfig{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now}
+	cfg := claudecode.HookConfig{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Version: rpc.ReleaseVersion(Version)}
 	cfg.Host, cfg.Event, cfg.ArgsErr = claudecode.ParseArgs(os.Args[1:])
 	if home, err := rpc.Home(); err == nil {
 		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return claudecode.DaemonCommand(home) }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,8 +23,13 @@ import (
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
-// Version is set at build time with -ldflags "-X main.Version=…".
+// Version is set at build time with -ldflags "-X main.Version=…"; a
+// build of `go install …@v0.2.0` goes by its module's version
+// (rpc.ReleaseVersion). A development build never hands a daemon over nor
+// is refused by one (rpc.CompareVersions).
 var Version = "0.1.0-dev"
+
+func init() { Version = rpc.ReleaseVersion(Version) }
 
 // Run runs the mnemo command line with args and returns the exit status.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -59,6 +65,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			serveCommand(),
 			daemonCommand(),
 			mcpCommand(),
+			setupCommand(),
 			installCommand(),
 			uninstallCommand(),
 			modelCommand(),
@@ -123,6 +130,10 @@ type Main struct {
 	// Agent overrides the memory agent (tests); the local agent when nil.
 	Agent memory.Agent
 
+	// LockWait is how long Open waits for a store another process still
+	// holds (ErrLocked): the daemon waits for the one it replaces.
+	LockWait time.Duration
+
 	Memory *store.Memory
 	// Config is the configuration Open loaded.
 	Config Config
@@ -165,7 +176,7 @@ func (m *Main) Open(ctx context.Context) error {
 			return fmt.Errorf("memory agent %s: %w", cfg.Agent, err)
 		}
 	}
-	mem, err := store.Open(ctx, store.Options{
+	opts := store.Options{
 		Dir:            filepath.Join(m.Home, "db"),
 		AgentsDir:      filepath.Join(m.Home, "agents"),
 		Agent:          agent,
@@ -178,7 +189,18 @@ func (m *Main) Open(ctx context.Context) error {
 		SavePaused:     func(p map[string]string) error { return savePaused(m.Home, p) },
 		Version:        Version,
 		Logger:         m.Logger,
-	})
+	}
+	mem, err := store.Open(ctx, opts)
+	for wait := time.Now().Add(m.LockWait); errors.Is(err, store.ErrLocked) && time.Now().Before(wait); {
+		// The daemon this one takes over from (an upgrade's hand-over)
+		// is still closing the store.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		mem, err = store.Open(ctx, opts)
+	}
 	if errors.Is(err, store.ErrLocked) {
 		return fmt.Errorf("%w\nAnother Mnemo process (the daemon, or `mnemo serve --remote=none`) owns %s; stop it with `mnemo daemon stop`, or use a different MNEMO_HOME", err, m.Home)
 	}

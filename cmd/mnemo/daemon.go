@@ -30,6 +30,7 @@ func daemonCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.DurationFlag{Name: "idle-timeout", Value: DefaultIdleTimeout, Usage: "exit after this long with no client and no queued work (0: never)", EnvVars: []string{"MNEMO_IDLE_TIMEOUT"}},
 			&cli.StringFlag{Name: "log-file", Usage: "log here (default: stderr)"},
+			&cli.DurationFlag{Name: "binary-check", Value: time.Minute, Usage: "how often to check whether the mnemo binary was replaced (an upgrade): then the daemon exits once no client is connected, and the next client starts the new one (0: never)", EnvVars: []string{"MNEMO_BINARY_CHECK"}},
 			&cli.DurationFlag{Name: "spool-interval", Value: 10 * time.Second, Usage: "how often to ingest hook events spooled while the daemon runs", EnvVars: []string{"MNEMO_SPOOL_INTERVAL"}},
 		},
 		Action: func(c *cli.Context) error {
@@ -47,7 +48,7 @@ func daemonCommand() *cli.Command {
 				logw = f
 			}
 			log := newLogger(c, logw).With("pid", os.Getpid())
-			d := &Daemon{Main: Main{Home: home, Logger: log}, IdleTimeout: c.Duration("idle-timeout"), SpoolInterval: c.Duration("spool-interval")}
+			d := &Daemon{Main: Main{Home: home, Logger: log, LockWait: 10 * time.Second}, IdleTimeout: c.Duration("idle-timeout"), SpoolInterval: c.Duration("spool-interval"), BinaryCheck: c.Duration("binary-check")}
 			return d.Run(c.Context)
 		},
 		Subcommands: []*cli.Command{
@@ -86,6 +87,9 @@ type Daemon struct {
 	// SpoolInterval is how often hook events spooled while the daemon runs
 	// are ingested (they are always ingested at start).
 	SpoolInterval time.Duration
+	// BinaryCheck is how often the daemon checks whether its binary was
+	// replaced (watchBinary); 0: never.
+	BinaryCheck time.Duration
 
 	clients atomic.Int64
 	last    atomic.Int64 // unix nanos of the last client disconnect
@@ -133,6 +137,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 		wg.Go(func() { d.watchIdle(ctx, cancel) })
 	}
 	wg.Go(func() { d.watchSpool(ctx) })
+	wg.Go(func() { d.watchBinary(ctx, cancel) })
 	wg.Go(func() { d.tuneMemory(ctx) })
 	err = rpc.ServeListener(ctx, ln, func(ctx context.Context, nc net.Conn) {
 		d.clients.Add(1)
@@ -220,11 +225,53 @@ func (d *Daemon) watchIdle(ctx context.Context, stop context.CancelFunc) {
 	}
 }
 
+// watchBinary ends the daemon, as an idle exit does, once its binary was
+// replaced (an upgrade: `go install`, an archive unpacked over it, `just
+// install`) and no client is connected and nothing is queued: the next
+// client then starts the new binary. Clients of the new version hand over
+// by themselves (rpc.ConnectOptions.Version); this covers a daemon no new
+// client has met yet, and development builds, which never hand over.
+func (d *Daemon) watchBinary(ctx context.Context, stop context.CancelFunc) {
+	if d.BinaryCheck <= 0 {
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return
+	}
+	was, err := os.Stat(exe)
+	if err != nil {
+		return
+	}
+	tick := time.NewTicker(d.BinaryCheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		now, err := os.Stat(exe)
+		if err != nil || os.SameFile(was, now) && now.ModTime().Equal(was.ModTime()) && now.Size() == was.Size() {
+			continue // the same binary, or one being written
+		}
+		if d.clients.Load() > 0 {
+			continue
+		}
+		if c, err := d.Memory.Counts(ctx); err != nil || c.Queued > 0 {
+			continue
+		}
+		d.Logger.Info("the mnemo binary was replaced; exiting for the new one", "binary", exe)
+		stop()
+		return
+	}
+}
+
 // connectOptions say how this program reaches the daemon of home as a
 // client of the given kind (rpc.ClientCLI…), starting it with this mnemo
 // binary when start is true.
 func connectOptions(home string, log *slog.Logger, kind string, start bool) (rpc.ConnectOptions, error) {
-	o := rpc.ConnectOptions{Home: home, Client: kind, Logger: log}
+	o := rpc.ConnectOptions{Home: home, Client: kind, Logger: log, Version: Version}
 	if start {
 		exe, err := os.Executable()
 		if err != nil {
@@ -266,7 +313,14 @@ func withDaemon(c *cli.Context, start bool, fn func(context.Context, *client.Cli
 // answers with an orderly shutdown; killed on Windows) and waits up to 10s
 // for its process to be gone.
 func stopDaemon(ctx context.Context, home string, out interface{ Write([]byte) (int, error) }) error {
-	cl, err := connectDaemon(ctx, home, slog.New(slog.DiscardHandler), rpc.ClientCLI, false)
+	// No version in the hello: an older mnemo stops a newer daemon (what
+	// the refusal of a downgrade tells people to do).
+	o, err := connectOptions(home, slog.New(slog.DiscardHandler), rpc.ClientCLI, false)
+	if err != nil {
+		return err
+	}
+	o.Version = ""
+	cl, err := rpc.Connect(ctx, o)
 	if errors.Is(err, rpc.ErrNoDaemon) {
 		fmt.Fprintln(out, "no daemon running")
 		return nil

@@ -141,7 +141,7 @@ func installHost(c *cli.Context, in claudecode.Installer) error {
 		}
 	}
 	if !c.Bool("no-mcp") {
-		if err := installHostMCP(c, in, p); err != nil {
+		if _, err := installHostMCP(c, in, p); err != nil {
 			return err
 		}
 	}
@@ -154,18 +154,18 @@ func installHost(c *cli.Context, in claudecode.Installer) error {
 	return nil
 }
 
-func installHostMCP(c *cli.Context, in claudecode.Installer, p hostPaths) error {
+func installHostMCP(c *cli.Context, in claudecode.Installer, p hostPaths) (claudecode.Result, error) {
 	path, why, err := in.MCPPath(p.scope, p.dir, p.home)
 	if err != nil {
-		return err
+		return claudecode.Result{}, err
 	}
 	if path == "" {
 		fmt.Fprintf(c.App.Writer, "MCP server not installed: %s\n", why)
-		return nil
+		return claudecode.Result{}, nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return err
+		return claudecode.Result{}, err
 	}
 	o := claudecode.MCPOptions{Mnemo: exe}
 	if c.String("home") != "" || os.Getenv(envHome) != "" {
@@ -173,13 +173,13 @@ func installHostMCP(c *cli.Context, in claudecode.Installer, p hostPaths) error 
 		// few variables only (Codex CLI) must be told.
 		home, err := homeDir(c)
 		if err != nil {
-			return err
+			return claudecode.Result{}, err
 		}
 		o.Env = map[string]string{envHome: home}
 	}
 	res, err := in.InstallMCP(path, o)
 	printResult(c, res, "MCP server installed", exe+" mcp")
-	return err
+	return res, err
 }
 
 // writeRules puts the project's context, as the daemon gives it, between

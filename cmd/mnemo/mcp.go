@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,8 +43,26 @@ func mcpCommand() *cli.Command {
 			defer f.Close()
 			log := newLogger(c, f).With("pid", os.Getpid())
 
+			// After its first connection the server carries on a session:
+			// a daemon that went (an upgrade's hand-over) is replaced as
+			// under an editor's sidecar (resumeConn), and a newer daemon
+			// serves this older server until the agent restarts it.
+			var connected atomic.Bool
 			dc := mcp.NewDaemonClient(func(ctx context.Context) (*rpc.Client, error) {
-				return connectDaemon(ctx, home, log, rpc.ClientMCP, true)
+				if !connected.Load() {
+					cl, err := connectDaemon(ctx, home, log, rpc.ClientMCP, true)
+					connected.Store(err == nil)
+					return cl, err
+				}
+				o, err := connectOptions(home, log, rpc.ClientMCP, true)
+				if err != nil {
+					return nil, err
+				}
+				nc, err := resumeConn(ctx, o)
+				if err != nil {
+					return nil, err
+				}
+				return rpc.NewClient(nc, nil), nil
 			}, log)
 			defer dc.Close()
 			// Warm the daemon before the first tool call; a failure here is

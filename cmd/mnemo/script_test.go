@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,13 +28,16 @@ import (
 // adapters/claudecode/testdata/hosts), $CLAUDEMEM_SCHEMA (claude-mem's
 // schema, adapters/claudemem/testdata/schema-v49.sql), and the commands
 // `waitidle [n]` and `waitfile FILE REGEXP` (and `sqlite DB FILE.sql`,
-// `mtime FILE`, claudemem_test.go). Daemons a script leaves running are
-// stopped after it.
+// `mtime FILE`, claudemem_test.go), $MODELS and the condition [models]
+// (the weights fetched for the tests, when they are), and $MNEMO_PATH (a
+// PATH with this test's mnemo and mnemo-hook alone). Daemons a script
+// leaves running are stopped after it.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		Setup:               setupScript,
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitidle": waitIdleCmd, "waitfile": waitFileCmd, "sqlite": sqliteCmd, "mtime": mtimeCmd},
+		Condition:           scriptCondition,
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 	})
@@ -44,6 +48,12 @@ func setupScript(e *testscript.Env) error {
 	e.Setenv("HOME", e.WorkDir)
 	e.Setenv("MNEMO_HOME", home)
 	e.Setenv("MNEMO_MODELS", filepath.Join(e.WorkDir, "no-models"))
+	// $MODELS: the sentence encoder's weights fetched for the tests (the
+	// justfile's MNEMO_MODELS), for the scripts under [models].
+	e.Setenv("MODELS", os.Getenv("MNEMO_MODELS"))
+	// $MNEMO_PATH: the folder of this test's mnemo and mnemo-hook alone,
+	// for a PATH on which no coding agent of this machine is found.
+	e.Setenv("MNEMO_PATH", strings.Split(e.Getenv("PATH"), string(os.PathListSeparator))[0])
 	e.Setenv("MNEMO_IDLE_TIMEOUT", "2m")
 	e.Setenv("TZ", "UTC")
 	hosts, err := filepath.Abs(filepath.Join("..", "..", "adapters", "claudecode", "testdata", "hosts"))
@@ -82,6 +92,20 @@ func setupScript(e *testscript.Env) error {
 		wg.Wait()
 	})
 	return nil
+}
+
+// scriptCondition knows [models]: the sentence encoder's weights are in
+// $MODELS.
+func scriptCondition(cond string) (bool, error) {
+	if cond != "models" {
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	d := os.Getenv("MNEMO_MODELS")
+	if d == "" {
+		return false, nil
+	}
+	_, err := os.Stat(filepath.Join(d, "use-lite"))
+	return err == nil, nil
 }
 
 // waitIdleCmd is `waitidle [n]`: wait until the daemon of $MNEMO_HOME

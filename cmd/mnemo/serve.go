@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"path/filepath"
 	"time"
 
@@ -98,7 +100,12 @@ func serveForwarded(ctx context.Context, home string, log *slog.Logger, rwc io.R
 	if err != nil {
 		return err
 	}
-	err = rpc.Forward(ctx, rwc, d)
+	// A daemon that goes (an upgrade's hand-over, a crash) is replaced
+	// under the editor: this sidecar connects again, resuming the session,
+	// and a newer daemon serves it.
+	err = rpc.ForwardResuming(ctx, rwc, d, func(ctx context.Context) (io.ReadWriteCloser, error) {
+		return resumeConn(ctx, o)
+	}, log)
 	if err != nil {
 		log.Warn("forwarding ended", "err", err)
 	}
@@ -106,3 +113,35 @@ func serveForwarded(ctx context.Context, home string, log *slog.Logger, rwc io.R
 }
 
 func defaultLogPath(home, name string) string { return filepath.Join(home, "logs", name+".log") }
+
+// resumeWait is how long a sidecar whose daemon went waits for another
+// client to start the next one before it starts one itself.
+const resumeWait = 2 * time.Second
+
+// resumeConn connects a sidecar whose daemon went to the next one, as a
+// client resuming its session (served by a newer daemon). A daemon that
+// went in a hand-over is being replaced by the newer client that asked it
+// to go: the sidecar waits for that one (resumeWait) rather than start
+// its own, which may be older (an editor's own copy of mnemo) and would be
+// asked to go in turn. Then, as after a crash, it starts one.
+func resumeConn(ctx context.Context, o rpc.ConnectOptions) (net.Conn, error) {
+	o.Resume = true
+	wait := o
+	wait.Command, wait.CommandFunc = nil, nil
+	until := time.Now().Add(resumeWait)
+	for {
+		nc, err := rpc.ConnectConn(ctx, wait)
+		if err == nil || !errors.Is(err, rpc.ErrNoDaemon) || time.Now().After(until) {
+			if err == nil || !errors.Is(err, rpc.ErrNoDaemon) {
+				return nc, err
+			}
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	return rpc.ConnectConn(ctx, o)
+}

@@ -35,7 +35,7 @@ func TestMain(m *testing.M) {
 // package main of another folder). TestHookMainMatchesMnemoHook keeps the
 // two alike.
 func hookMain() {
-	cfg := claudecode.HookConfig{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now}
+	cfg := claudecode.HookConfig{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Version: rpc.ReleaseVersion(Version)}
 	cfg.Host, cfg.Event, cfg.ArgsErr = claudecode.ParseArgs(os.Args[1:])
 	if home, err := rpc.Home(); err == nil {
 		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return claudecode.DaemonCommand(home) }
