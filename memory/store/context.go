@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dgraph-io/badger/v4"
@@ -168,7 +169,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		}
 		// A dead end is not given as a fact (its files are checked below,
 		// for the candidates that would be given).
-		if o.Reverted != 0 || o.Wrong {
+		if o.Reverted != 0 || o.Wrong || o.SupersededBy != 0 {
 			o.State = m.anchors.state(o)
 			leaveOut(&inj, o)
 			return nil
@@ -210,7 +211,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		pinRows.WriteString(row)
 		res.ObservationIDs = append(res.ObservationIDs, o.ID)
 		reason := "pinned"
-		if o.State == memory.StateChanged || o.State == memory.StateGone {
+		if o.State == memory.StateChanged || o.State == memory.StateGone || o.State == memory.StateSuperseded {
 			reason += "; marked " + o.State + " (" + anchorNote(&o) + ")"
 		}
 		inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Reason: reason})
@@ -287,6 +288,8 @@ func contextRow(o *memory.Observation) string {
 		row += " [changed since]"
 	case memory.StateGone:
 		row += " [gone]"
+	case memory.StateSuperseded:
+		row += " [superseded by #" + strconv.FormatUint(o.SupersededBy, 10) + "]"
 	}
 	return row + "\n"
 }

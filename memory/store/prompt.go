@@ -170,7 +170,7 @@ func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int
 			}
 			// What no longer holds is not recalled as a fact.
 			switch o.State = m.anchors.state(o); o.State {
-			case memory.StateGone, memory.StateReverted, memory.StateWrong:
+			case memory.StateGone, memory.StateReverted, memory.StateWrong, memory.StateSuperseded:
 				leaveOut(&inj, o)
 				continue
 			}

@@ -117,12 +117,8 @@ func (s *database) putObservation(txn *badger.Txn, o *memory.Observation) (bool,
 		o.Hash = o.ContentHash()
 	}
 	hashes := append([]string{o.Hash}, o.PastHashes()...)
-	for _, h := range hashes {
-		if _, err := getID(txn, key(pObsHash, []byte(h))); err == nil {
-			return false, nil
-		} else if !errors.Is(err, memory.ErrNotFound) {
-			return false, err
-		}
+	if dup, err := s.hashed(txn, hashes); dup != 0 || err != nil {
+		return false, err
 	}
 	if o.ID == 0 {
 		id, err := s.next("obs")
@@ -147,12 +143,36 @@ func (s *database) putObservation(txn *badger.Txn, o *memory.Observation) (bool,
 	for _, f := range o.Files() {
 		sets = append(sets, [2][]byte{fileKey(f, o.ID), nil})
 	}
+	if fk := factKeyOf(o); fk != "" && foldable(o) {
+		// The newest record of a fact takes its folds.
+		sets = append(sets, [2][]byte{key(pObsFact, []byte(fk)), be64(o.ID)})
+	}
 	for _, kv := range sets {
 		if err := txn.Set(kv[0], kv[1]); err != nil {
 			return false, err
 		}
 	}
 	return true, nil
+}
+
+// hashed returns the stored observation that one of hashes names, or 0.
+// A hash key left by a record since forgotten names nothing.
+func (s *database) hashed(txn *badger.Txn, hashes []string) (uint64, error) {
+	for _, h := range hashes {
+		id, err := getID(txn, key(pObsHash, []byte(h)))
+		if errors.Is(err, memory.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if _, err := txn.Get(idKey(pObs, id)); err == nil {
+			return id, nil
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return 0, err
+		}
+	}
+	return 0, nil
 }
 
 // correctObservation stores o, a correction of its stored version old
@@ -214,8 +234,16 @@ func (s *database) pinned(txn *badger.Txn, project string) ([]uint64, error) {
 	return out, err
 }
 
-// deleteObservation removes an observation, its indexes and its vector.
+// deleteObservation removes an observation, its indexes and its vector,
+// and what the facts folded into it left (fold.go): forgetting a fact
+// seen many times forgets it whole, its count with it.
 func (s *database) deleteObservation(txn *badger.Txn, o *memory.Observation) error {
+	if err := s.unfold(txn, o); err != nil {
+		return err
+	}
+	if err := s.unsupersede(txn, o); err != nil {
+		return err
+	}
 	dels := [][]byte{
 		idKey(pObs, o.ID),
 		key(pObsHash, []byte(o.Hash)),
@@ -319,7 +347,16 @@ func (s *database) sessionObservations(txn *badger.Txn, sid uint64, promptNumber
 		if err != nil {
 			return err
 		}
-		if promptNumber < 0 || o.PromptNumber == promptNumber {
+		prompt := o.PromptNumber
+		if err := item.Value(func(v []byte) error {
+			if len(v) == 4 { // a fact this session saw again (fold.go)
+				prompt = int(binary.BigEndian.Uint32(v))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if promptNumber < 0 || prompt == promptNumber {
 			out = append(out, *o)
 		}
 		return nil

@@ -46,7 +46,16 @@ func (m *Memory) SessionRecords(ctx context.Context, p memory.SessionParams) (me
 			}
 			hit := hitOf(o)
 			hit.State = m.anchors.state(o)
-			res.Observations = append(res.Observations, memory.SessionHit{Hit: hit, PromptNumber: o.PromptNumber})
+			prompt := o.PromptNumber
+			if err := item.Value(func(v []byte) error {
+				if len(v) == 4 { // a fact this session saw again (fold.go)
+					prompt = int(binary.BigEndian.Uint32(v))
+				}
+				return nil
+			}); err != nil {
+				return err
+			}
+			res.Observations = append(res.Observations, memory.SessionHit{Hit: hit, PromptNumber: prompt})
 			return nil
 		})
 	})

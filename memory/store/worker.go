@@ -284,6 +284,16 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 		}
 		for i := range obs {
 			o := obs[i]
+			// The same fact seen again is counted on its record.
+			folded, err := m.store.fold(txn, &o)
+			if err != nil {
+				return err
+			}
+			if folded != nil {
+				unstored = append(unstored, o.ID)
+				changes = append(changes, observationChange(folded))
+				continue
+			}
 			// An edit that undoes an earlier one of its session marks both.
 			undone, err := m.store.markReverted(txn, sess.ID, &o)
 			if err != nil {
@@ -307,6 +317,15 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 			if !ok {
 				unstored = append(unstored, o.ID)
 				continue
+			}
+			// A later observation of the same subject supersedes the
+			// earlier one.
+			older, err := m.store.supersede(txn, &o)
+			if err != nil {
+				return err
+			}
+			for _, p := range older {
+				changes = append(changes, observationChange(p))
 			}
 			changes = append(changes, observationChange(&o))
 			if v := docs[i].Vector; v != nil {

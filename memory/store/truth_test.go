@@ -1,0 +1,211 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/store"
+)
+
+// tool plays one tool run in a session of the project at cwd, with an
+// event key when key is not "".
+func tool(t *testing.T, m *store.Memory, csid, cwd, name string, in, out any, key string) memory.QueueResult {
+	t.Helper()
+	i, _ := json.Marshal(in)
+	o, _ := json.Marshal(out)
+	r, err := m.PostToolUse(context.Background(), memory.ToolUseParams{ContentSessionID: csid, Cwd: cwd, ToolName: name, ToolInput: i, ToolResponse: o, EventKey: key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func read(t *testing.T, m *store.Memory, csid, path, content string) {
+	t.Helper()
+	tool(t, m, csid, filepath.Dir(path), "Read", map[string]any{"file_path": path},
+		map[string]any{"type": "text", "file": map[string]any{"filePath": path, "content": content, "numLines": strings.Count(content, "\n"), "startLine": 1, "totalLines": strings.Count(content, "\n")}}, "")
+}
+
+func run(t *testing.T, m *store.Memory, csid, cwd, command, stdout, key string) {
+	t.Helper()
+	tool(t, m, csid, cwd, "Bash", map[string]any{"command": command}, map[string]any{"stdout": stdout, "stderr": "", "interrupted": false}, key)
+}
+
+func all(t *testing.T, m *store.Memory, project string) []memory.Observation {
+	t.Helper()
+	s, err := m.Search(context.Background(), memory.SearchParams{Project: project, Limit: memory.MaxLimit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []uint64
+	for _, h := range s.Hits {
+		ids = append(ids, h.ID)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	g, err := m.Get(context.Background(), memory.IDsParams{IDs: ids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g.Observations
+}
+
+func titled(obs []memory.Observation, prefix string) []memory.Observation {
+	var out []memory.Observation
+	for _, o := range obs {
+		if strings.HasPrefix(o.Title, prefix) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+const passing = "ok  \texample.com/calc\t%s\n"
+
+// The same file read in two sessions while it holds the same bytes, and
+// the same test run passing in both (in another time), are one record
+// each, with a count of 2 and the latest time, shown by get, search and
+// the timeline; a replayed event does not count again; the second
+// session's turn still has them (its summary names the read). A read
+// after the file changed, and the same edit made in two sessions, are
+// never folded.
+func TestTheSameFactIsFolded(t *testing.T) {
+	project := filepath.Join(t.TempDir(), "calc")
+	os.MkdirAll(project, 0o700)
+	path := filepath.Join(project, "calc.go")
+	src := "package calc\n\nfunc Add(a, b int) int { return a + b }\n"
+	write(t, path, src)
+	clock := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+	m := MustOpen(t, store.Options{InMemory: true, Now: func() time.Time { return clock }})
+	ctx := context.Background()
+	for i, csid := range []string{"cc-1", "cc-2"} {
+		clock = clock.Add(time.Hour)
+		promptIn(t, m, csid, project, "check calc")
+		read(t, m, csid, path, src)
+		run(t, m, csid, project, "go test ./...", strings.ReplaceAll(passing, "%s", []string{"0.012s", "0.034s"}[i]), csid+"-test")
+		waitIdle(t, m)
+	}
+	// The hook replays the second session's test run from its spool.
+	if r := tool(t, m, "cc-2", project, "Bash", map[string]any{"command": "go test ./..."}, map[string]any{"stdout": "ok"}, "cc-2-test"); r.Queued {
+		t.Fatalf("a replayed event was queued again: %+v", r)
+	}
+	if _, err := m.Stop(ctx, memory.StopParams{ContentSessionID: "cc-2"}); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, m)
+	obs := all(t, m, "calc")
+	if len(obs) != 2 {
+		t.Fatalf("want 2 records, got %d: %+v", len(obs), obs)
+	}
+	for _, o := range obs {
+		if o.Count != 2 || !o.LastSeen.Equal(clock) || o.LastSeen.Equal(o.Time) {
+			t.Errorf("#%d %q: count %d, last seen %v (made %v), want 2 and %v", o.ID, o.Title, o.Count, o.LastSeen, o.Time, clock)
+		}
+	}
+	s, _ := m.Search(ctx, memory.SearchParams{Query: "go test", Project: "calc"})
+	if len(s.Hits) == 0 || s.Hits[0].Count != 2 || s.Hits[0].LastSeen.IsZero() {
+		t.Errorf("search hits: %+v", s.Hits)
+	}
+	tl, _ := m.Timeline(ctx, memory.TimelineParams{Anchor: json.RawMessage(itoa(obs[0].ID))})
+	for _, o := range tl.Observations {
+		if o.Count != 2 {
+			t.Errorf("timeline #%d: count %d", o.ID, o.Count)
+		}
+	}
+	sess := mustSession(t, m, "cc-2")
+	sums, _ := m.Summaries(ctx, sess.ID)
+	if len(sums) != 1 || !strings.Contains(sums[0].Investigated, "Read calc.go") {
+		t.Errorf("the second session's turn lost its folded read: %+v", sums)
+	}
+
+	// The file changed: a read of it is a new fact (and the newer read
+	// supersedes the older). An edit made twice is two records.
+	clock = clock.Add(time.Hour)
+	src2 := src + "\nfunc Sub(a, b int) int { return a - b }\n"
+	write(t, path, src2)
+	promptIn(t, m, "cc-3", project, "add sub")
+	read(t, m, "cc-3", path, src2)
+	for _, csid := range []string{"cc-3", "cc-4"} {
+		write(t, path, src2+"// x\n")
+		edit(t, m, csid, project, path, "", "// x")
+	}
+	waitIdle(t, m)
+	obs = all(t, m, "calc")
+	reads := titled(obs, "Read calc.go")
+	if len(reads) != 2 || reads[0].Count == reads[1].Count {
+		t.Errorf("reads of a changed file: %+v", reads)
+	}
+	if edits := len(obs) - len(reads) - 1; edits != 2 {
+		t.Errorf("want 2 edits, got %d: %+v", edits, obs)
+	}
+}
+
+// Forgetting a fact seen many times forgets it whole, its count with it:
+// the same fact seen once more is a new record of one.
+func TestForgetAFoldedFact(t *testing.T) {
+	project := filepath.Join(t.TempDir(), "calc")
+	os.MkdirAll(project, 0o700)
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	for _, csid := range []string{"cc-1", "cc-2", "cc-3"} {
+		promptIn(t, m, csid, project, "test")
+		run(t, m, csid, project, "go test ./...", strings.ReplaceAll(passing, "%s", "0.1s"), "")
+		waitIdle(t, m)
+	}
+	obs := all(t, m, "calc")
+	if len(obs) != 1 || obs[0].Count != 3 {
+		t.Fatalf("%+v", obs)
+	}
+	if _, err := m.Forget(ctx, memory.IDsParams{IDs: []uint64{obs[0].ID}}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := m.SessionRecords(ctx, memory.SessionParams{ContentSessionID: "cc-2"}); err != nil || len(r.Observations) != 0 {
+		t.Errorf("the session that saw it again still lists the forgotten fact: %v %+v", err, r.Observations)
+	}
+	promptIn(t, m, "cc-4", project, "test")
+	run(t, m, "cc-4", project, "go test ./...", strings.ReplaceAll(passing, "%s", "0.2s"), "")
+	waitIdle(t, m)
+	if obs = all(t, m, "calc"); len(obs) != 1 || obs[0].Count > 1 {
+		t.Errorf("after forget: %+v", obs)
+	}
+}
+
+// An export of folded records imported elsewhere keeps their counts;
+// imported again, it changes nothing.
+func TestImportKeepsCounts(t *testing.T) {
+	project := filepath.Join(t.TempDir(), "calc")
+	os.MkdirAll(project, 0o700)
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	for _, csid := range []string{"cc-1", "cc-2"} {
+		promptIn(t, m, csid, project, "test")
+		run(t, m, csid, project, "go test ./...", strings.ReplaceAll(passing, "%s", "0.1s"), "")
+		waitIdle(t, m)
+	}
+	var buf bytes.Buffer
+	if _, err := m.Export(ctx, &buf, false); err != nil {
+		t.Fatal(err)
+	}
+	other := MustOpen(t, store.Options{InMemory: true})
+	for i := range 2 {
+		res, err := other.Import(ctx, bytes.NewReader(buf.Bytes()), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 && (res.Observations != 0 || res.Folded != 0 || res.Duplicates == 0) {
+			t.Errorf("imported again: %+v", res)
+		}
+		waitIdle(t, other)
+		if obs := all(t, other, "calc"); len(obs) != 1 || obs[0].Count != 2 {
+			t.Errorf("import %d: %+v", i+1, obs)
+		}
+	}
+}
