@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/mnemo-dev/mnemo/memory"
@@ -137,11 +138,26 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			return err
 		}
 		fmt.Fprintf(&head, "\n## Last session (%s)\n", fmtTime(sum.Time))
+		dead, err := m.deadOfTurn(txn, sum)
+		if err != nil {
+			return err
+		}
 		for _, f := range []struct{ label, text string }{
 			{"Request", sum.Request}, {"Completed", sum.Completed}, {"Learned", sum.Learned},
 			{"Next steps", sum.NextSteps},
 		} {
-			if t := strings.TrimSpace(f.text); t != "" {
+			t := strings.TrimSpace(f.text)
+			if f.label != "Request" {
+				// What the summary says of a record that no longer holds
+				// is not given as a fact either.
+				var named []*memory.Observation
+				if t, named = withoutTitles(t, dead); len(named) > 0 {
+					for _, o := range named {
+						leaveSummaryOut(&inj, o, f.label)
+					}
+				}
+			}
+			if t != "" {
 				fmt.Fprintf(&head, "- %s: %s\n", f.label, local.Clip(strings.ReplaceAll(t, "\n", " "), 300))
 			}
 		}
@@ -379,4 +395,85 @@ func (m *Memory) injections(project string, n int) ([]memory.Injection, error) {
 		})
 	})
 	return out, err
+}
+
+// summaryTurnLookback bounds the observations of its session read to find
+// those of a summary's turn.
+const summaryTurnLookback = 64
+
+// deadOfTurn returns the observations of a summary's turn that are not
+// given as facts (gone, reverted, superseded, wrong), their State set.
+func (m *Memory) deadOfTurn(txn *badger.Txn, sum *memory.Summary) ([]*memory.Observation, error) {
+	var out []*memory.Observation
+	if sum.SessionID == 0 {
+		return nil, nil
+	}
+	n := 0
+	err := scan(txn, key(pObsSession, be64(sum.SessionID)), true, func(item *badger.Item) error {
+		if n++; n > summaryTurnLookback {
+			return errStop
+		}
+		k := item.Key()
+		o, err := m.store.observation(txn, binary.BigEndian.Uint64(k[len(k)-8:]))
+		if errors.Is(err, memory.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		prompt := o.PromptNumber
+		if err := item.Value(func(v []byte) error {
+			if len(v) == 4 { // a fact the session saw again (fold.go)
+				prompt = int(binary.BigEndian.Uint32(v))
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		if prompt < sum.PromptNumber && o.SessionID == sum.SessionID {
+			return errStop // its ids grow with its prompts
+		}
+		if prompt != sum.PromptNumber {
+			return nil
+		}
+		switch o.State = m.anchors.state(o); o.State {
+		case memory.StateGone, memory.StateReverted, memory.StateSuperseded, memory.StateWrong:
+			out = append(out, o)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// withoutTitles takes out of a summary's text the items (sentences) that
+// name one of dead's titles, and returns what is left ("" when nothing
+// is) and the observations it named.
+func withoutTitles(text string, dead []*memory.Observation) (string, []*memory.Observation) {
+	var named []*memory.Observation
+	for _, o := range dead {
+		title := strings.TrimSpace(o.Title)
+		if title == "" || !strings.Contains(text, title) {
+			continue
+		}
+		named = append(named, o)
+		for _, cut := range []string{title + ".", title} {
+			text = strings.ReplaceAll(text, cut, "")
+		}
+	}
+	if len(named) == 0 {
+		return text, nil
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if !strings.ContainsFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		text = ""
+	}
+	return text, named
+}
+
+// leaveSummaryOut records in an injection's audit that what the last
+// summary's line said of o was left out, and why.
+func leaveSummaryOut(inj *memory.Injection, o *memory.Observation, label string) {
+	if len(inj.Left) < maxLeft {
+		inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: "summary line left out (" + label + " named it): " + o.State + " (" + anchorNote(o) + ")"})
+	}
 }

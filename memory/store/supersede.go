@@ -122,6 +122,7 @@ func (s *database) unsupersede(txn *badger.Txn, o *memory.Observation) error {
 	if err := s.release(txn, o); err != nil {
 		return err
 	}
+	o.Supersedes = nil
 	if o.SupersededBy == 0 {
 		return nil
 	}
@@ -137,8 +138,9 @@ func (s *database) unsupersede(txn *badger.Txn, o *memory.Observation) error {
 }
 
 // release makes the observations o superseded their own again (o is
-// forgotten, or marked wrong) and returns nothing of o's links: the
-// caller rewrites o. The newest of them becomes its subject's newest.
+// forgotten, or marked wrong), the newest of them its subject's newest.
+// o keeps its links back (Supersedes), so that taking the word "wrong"
+// back can make them again (relink).
 func (s *database) release(txn *badger.Txn, o *memory.Observation) error {
 	for _, id := range o.Supersedes {
 		p, err := s.observation(txn, id)
@@ -161,6 +163,34 @@ func (s *database) release(txn *badger.Txn, o *memory.Observation) error {
 			}
 		}
 	}
-	o.Supersedes = nil
+	return nil
+}
+
+// relink supersedes again what o superseded before it was marked wrong
+// (release), unless something else superseded it since.
+func (s *database) relink(txn *badger.Txn, o *memory.Observation) error {
+	for _, id := range o.Supersedes {
+		p, err := s.observation(txn, id)
+		if errors.Is(err, memory.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if p.SupersededBy != 0 {
+			continue
+		}
+		p.SupersededBy = o.ID
+		if err := setJSON(txn, idKey(pObs, p.ID), p); err != nil {
+			return err
+		}
+		if subj := o.Subject(); subj != "" && subj == p.Subject() {
+			if owner, err := getID(txn, subjectKey(subj)); err == nil && owner == p.ID {
+				if err := txn.Set(subjectKey(subj), be64(o.ID)); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	return nil
 }

@@ -209,3 +209,132 @@ func TestImportKeepsCounts(t *testing.T) {
 		}
 	}
 }
+
+func byTitle(t *testing.T, obs []memory.Observation, prefix string) memory.Observation {
+	t.Helper()
+	got := titled(obs, prefix)
+	if len(got) != 1 {
+		t.Fatalf("want one %q, got %+v", prefix, got)
+	}
+	return got[0]
+}
+
+// A later run of the very same command supersedes the earlier one (both
+// kept, linked both ways, the state shown); the context leaves the older
+// out unless pinned (then it is marked), and gives it back when the newer
+// is marked wrong or forgotten. Another command supersedes nothing.
+func TestALaterRunSupersedesTheEarlierOne(t *testing.T) {
+	project := filepath.Join(t.TempDir(), "calc")
+	os.MkdirAll(project, 0o700)
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	promptIn(t, m, "cc-1", project, "run the tests")
+	tool(t, m, "cc-1", project, "Bash", map[string]any{"command": "go test ./..."}, map[string]any{"error": "Exit code 1\n--- FAIL: TestAdd\n    calc_test.go:9: got -1, want 3", "isError": true}, "")
+	run(t, m, "cc-1", project, "go vet ./...", "", "")
+	waitIdle(t, m)
+	promptIn(t, m, "cc-2", project, "run the tests again")
+	run(t, m, "cc-2", project, "go test ./...", strings.ReplaceAll(passing, "%s", "0.1s"), "")
+	waitIdle(t, m)
+	obs := all(t, m, "calc")
+	failed, passed, vet := byTitle(t, obs, "TestAdd fails"), byTitle(t, obs, "go test ./... passes"), byTitle(t, obs, "go vet")
+	if failed.SupersededBy != passed.ID || len(passed.Supersedes) != 1 || passed.Supersedes[0] != failed.ID || failed.State != memory.StateSuperseded ||
+		vet.SupersededBy != 0 || vet.State != "" {
+		t.Fatalf("links: failed %+v\npassed %+v\nvet %+v", failed, passed, vet)
+	}
+	s, _ := m.Search(ctx, memory.SearchParams{Query: "TestAdd", Project: "calc"})
+	if len(s.Hits) == 0 || s.Hits[0].ID != failed.ID || s.Hits[0].State != memory.StateSuperseded || s.Hits[0].SupersededBy != passed.ID {
+		t.Errorf("search: %+v", s.Hits)
+	}
+	c, _ := m.Context(ctx, memory.ContextParams{Project: "calc"})
+	if strings.Contains(c.Context, "TestAdd fails") || len(c.Left) != 1 || c.Left[0].ID != failed.ID || !strings.Contains(c.Left[0].Reason, "superseded by #"+itoa(passed.ID)) {
+		t.Errorf("context: left %+v\n%s", c.Left, c.Context)
+	}
+	if _, err := m.Pin(ctx, memory.IDsParams{IDs: []uint64{failed.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ = m.Context(ctx, memory.ContextParams{Project: "calc"}); !strings.Contains(c.Context, "[superseded by #"+itoa(passed.ID)+"]") {
+		t.Errorf("a pinned superseded record is not marked:\n%s", c.Context)
+	}
+	m.Unpin(ctx, memory.IDsParams{IDs: []uint64{failed.ID}})
+	if _, err := m.MarkWrong(ctx, memory.IDsParams{IDs: []uint64{passed.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	if f := byTitle(t, all(t, m, "calc"), "TestAdd fails"); f.SupersededBy != 0 || f.State != "" {
+		t.Errorf("superseded by a wrong record: %+v", f)
+	}
+	m.UnmarkWrong(ctx, memory.IDsParams{IDs: []uint64{passed.ID}})
+
+	// Run again and forget the newer: the older is its own again.
+	promptIn(t, m, "cc-3", project, "and again")
+	run(t, m, "cc-3", project, "go test ./...", "ok  \texample.com/calc\t(cached)\n", "")
+	waitIdle(t, m)
+	cached := all(t, m, "calc")[0]
+	if len(cached.Supersedes) != 1 || cached.Supersedes[0] != passed.ID {
+		t.Fatalf("the third run supersedes %v", cached.Supersedes)
+	}
+	older := cached.Supersedes[0]
+	if _, err := m.Forget(ctx, memory.IDsParams{IDs: []uint64{cached.ID}}); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := m.Get(ctx, memory.IDsParams{IDs: []uint64{older}})
+	if len(g.Observations) != 1 || g.Observations[0].SupersededBy != 0 {
+		t.Errorf("after forgetting the newer: %+v", g.Observations)
+	}
+}
+
+// A decision that names, as what it replaces, what an earlier one chose
+// supersedes it; one that names what the earlier one replaced, or
+// another subject, does not.
+func TestALaterDecisionSupersedesTheEarlierOne(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	decide := func(csid, prompt string) {
+		mustPrompt(t, m, csid, prompt)
+		mustTool(t, m, csid, "Bash", `{"command":"ls"}`, `{"stdout":"go.mod"}`)
+		waitIdle(t, m)
+	}
+	decide("cc-1", "Let's use pnpm instead of npm for installs.")
+	decide("cc-2", "We decided to use zap for logging.")
+	decide("cc-3", "Let's use bun rather than npm in CI.")
+	decide("cc-4", "Switch from pnpm to yarn, please.")
+	obs, _ := m.Search(ctx, memory.SearchParams{Types: []string{memory.TypeDecision}, Limit: 10})
+	sup := map[string]uint64{}
+	for _, h := range obs.Hits {
+		sup[h.Title] = h.SupersededBy
+	}
+	if len(sup) != 4 {
+		t.Fatalf("decisions: %+v", obs.Hits)
+	}
+	for title, by := range sup {
+		if want := strings.Contains(title, "pnpm instead of npm"); (by != 0) != want {
+			t.Errorf("%q superseded by #%d, want superseded %v", title, by, want)
+		}
+	}
+}
+
+// An edit that rewrites every line an earlier edit of the file wrote
+// supersedes it; an edit of other lines does not.
+func TestAnEditThatRewritesAnEarlierOneSupersedesIt(t *testing.T) {
+	project := filepath.Join(t.TempDir(), "calc")
+	os.MkdirAll(project, 0o700)
+	path := filepath.Join(project, "calc.go")
+	m := MustOpen(t, store.Options{InMemory: true})
+	promptIn(t, m, "cc-e", project, "fix add")
+	write(t, path, "package calc\n\nfunc add(a, b int) int {\n\treturn a + b + 0\n}\n")
+	edit(t, m, "cc-e", project, path, "\treturn a - b", "\treturn a + b + 0")
+	write(t, path, "package calc\n\n// add adds.\nfunc add(a, b int) int {\n\treturn a + b + 0\n}\n")
+	edit(t, m, "cc-e", project, path, "func add(a, b int) int {", "// add adds.\nfunc add(a, b int) int {")
+	waitIdle(t, m)
+	promptIn(t, m, "cc-f", project, "simplify add")
+	write(t, path, "package calc\n\n// add adds.\nfunc add(a, b int) int {\n\treturn a + b\n}\n")
+	edit(t, m, "cc-f", project, path, "\treturn a + b + 0", "\treturn a + b")
+	waitIdle(t, m)
+	obs := all(t, m, "calc")
+	if len(obs) != 3 {
+		t.Fatalf("%+v", obs)
+	}
+	newest, doc, first := obs[0], obs[1], obs[2]
+	if first.SupersededBy != newest.ID || doc.SupersededBy != 0 || len(newest.Supersedes) != 1 {
+		t.Errorf("first %d→%d, doc %d→%d, newest %d supersedes %v", first.ID, first.SupersededBy, doc.ID, doc.SupersededBy, newest.ID, newest.Supersedes)
+	}
+}
