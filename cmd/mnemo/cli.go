@@ -82,7 +82,7 @@ func searchCommand() *cli.Command {
 				}
 				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 				for _, h := range r.Hits {
-					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, mcp.StateMark(h.State))
+					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, mcp.StateMark(h.State)+mcp.SeenMark(h.Count, h.LastSeen))
 					if h.Snippet != "" && h.Snippet != h.Title {
 						fmt.Fprintf(tw, "\t\t\t\t  %s\n", h.Snippet)
 					}
@@ -122,7 +122,7 @@ func timelineCommand() *cli.Command {
 					if o.ID == r.AnchorID {
 						mark = ">"
 					}
-					fmt.Fprintf(w, "%s #%d  %s  %-10s %s\n", mark, o.ID, o.Time.Local().Format("2006-01-02 15:04"), o.Type, o.Title)
+					fmt.Fprintf(w, "%s #%d  %s  %-10s %s%s\n", mark, o.ID, o.Time.Local().Format("2006-01-02 15:04"), o.Type, o.Title, mcp.StateMark(o.State)+mcp.SeenMark(o.Count, o.LastSeen))
 				}
 				return nil
 			})
