@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 
 	"github.com/dgraph-io/badger/v4"
@@ -17,7 +18,7 @@ import (
 // memory agent's turn and the session's listing still hold it), and one
 // key that lists those two for forget.
 //
-//	i/fa/<factKey>                   -> oid (the record that takes folds)
+//	i/fa/<factKey:16>                -> oid (the record that takes folds)
 //	i/oz/<oid><hash>                 -> sid, prompt (a copy folded into oid)
 //	i/os/<sid><oid>                  -> prompt (in a session that saw it again)
 
@@ -36,7 +37,7 @@ func (s *database) fold(txn *badger.Txn, o *memory.Observation) (*memory.Observa
 	if fk == "" {
 		return nil, nil
 	}
-	id, err := getID(txn, key(pObsFact, []byte(fk)))
+	id, err := getID(txn, factKey(fk))
 	if errors.Is(err, memory.ErrNotFound) {
 		return nil, nil
 	}
@@ -76,6 +77,16 @@ func (s *database) fold(txn *badger.Txn, o *memory.Observation) (*memory.Observa
 
 func foldKey(id uint64, hash string) []byte { return key(pObsFold, be64(id), []byte(hash)) }
 
+// factKey is the index key of a fact (memory.Observation.FactKey, hex),
+// its 16 bytes raw.
+func factKey(fk string) []byte {
+	b, err := hex.DecodeString(fk)
+	if err != nil {
+		b = []byte(fk)
+	}
+	return key(pObsFact, b)
+}
+
 // factKeyOf is the key under which o takes folds: its fact as first
 // stored (before any correction).
 func factKeyOf(o *memory.Observation) string {
@@ -90,8 +101,8 @@ func factKeyOf(o *memory.Observation) string {
 func (s *database) unfold(txn *badger.Txn, o *memory.Observation) error {
 	var dels [][]byte
 	if fk := factKeyOf(o); fk != "" {
-		if owner, err := getID(txn, key(pObsFact, []byte(fk))); err == nil && owner == o.ID {
-			dels = append(dels, key(pObsFact, []byte(fk)))
+		if owner, err := getID(txn, factKey(fk)); err == nil && owner == o.ID {
+			dels = append(dels, factKey(fk))
 		}
 	}
 	prefix := key(pObsFold, be64(o.ID))

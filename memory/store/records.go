@@ -145,7 +145,7 @@ func (s *database) putObservation(txn *badger.Txn, o *memory.Observation) (bool,
 	}
 	if fk := factKeyOf(o); fk != "" && foldable(o) {
 		// The newest record of a fact takes its folds.
-		sets = append(sets, [2][]byte{key(pObsFact, []byte(fk)), be64(o.ID)})
+		sets = append(sets, [2][]byte{factKey(fk), be64(o.ID)})
 	}
 	for _, kv := range sets {
 		if err := txn.Set(kv[0], kv[1]); err != nil {

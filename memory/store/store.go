@@ -40,9 +40,9 @@ const SchemaVersion = 2
 //	i/pn/<project>\x00<oid>             a project's pinned observations
 //	i/os/<sid><oid>                     a session's observations (-> the
 //	                                    prompt, for a fact it saw again: fold.go)
-//	i/fa/<factKey>                      -> oid (the record of a fact: fold.go)
+//	i/fa/<factKey:16>                   -> oid (the record of a fact: fold.go)
 //	i/oz/<oid><hash>                    -> sid, prompt (a copy folded into oid)
-//	i/sj/<subject>                      -> oid (the newest of a subject: supersede.go)
+//	i/sj/<subject hash:16>              -> oid (the newest of a subject: supersede.go)
 //	m/<mid>                             Summary
 //	i/mp/<project>\x00<time><mid>       project+time index of summaries
 //	q/<eid>                             Event (the durable queue)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"slices"
@@ -16,13 +17,18 @@ import (
 // subject; an edit looks at the newest edits of its files; a decision at
 // the newest decisions of its project. All of it is bounded.
 //
-//	i/sj/<subject>                      -> oid (the newest of a subject)
+//	i/sj/<hash of the subject:16>       -> oid (the newest of a subject)
 
 // supersedeLookback bounds the observations an edit or a decision is
 // compared with.
 const supersedeLookback = 50
 
-func subjectKey(subject string) []byte { return key(pObsSubject, []byte(subject)) }
+// subjectKey is the index key of a subject (memory.Observation.Subject):
+// 16 bytes of its hash, as a subject may be a long command line.
+func subjectKey(subject string) []byte {
+	sum := sha256.Sum256([]byte(subject))
+	return key(pObsSubject, sum[:16])
+}
 
 // supersede links o, just stored, with the earlier observations it
 // supersedes, and returns them as rewritten (o is rewritten too when it

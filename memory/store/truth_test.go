@@ -221,8 +221,9 @@ func byTitle(t *testing.T, obs []memory.Observation, prefix string) memory.Obser
 
 // A later run of the very same command supersedes the earlier one (both
 // kept, linked both ways, the state shown); the context leaves the older
-// out unless pinned (then it is marked), and gives it back when the newer
-// is marked wrong or forgotten. Another command supersedes nothing.
+// out unless pinned (then it is marked), a prompt that asks for it is
+// given it marked, and it is its own again when the newer is marked
+// wrong or forgotten. Another command supersedes nothing.
 func TestALaterRunSupersedesTheEarlierOne(t *testing.T) {
 	project := filepath.Join(t.TempDir(), "calc")
 	os.MkdirAll(project, 0o700)
@@ -248,6 +249,11 @@ func TestALaterRunSupersedesTheEarlierOne(t *testing.T) {
 	c, _ := m.Context(ctx, memory.ContextParams{Project: "calc"})
 	if strings.Contains(c.Context, "TestAdd fails") || len(c.Left) != 1 || c.Left[0].ID != failed.ID || !strings.Contains(c.Left[0].Reason, "superseded by #"+itoa(passed.ID)) {
 		t.Errorf("context: left %+v\n%s", c.Left, c.Context)
+	}
+	// A prompt that asks for the old failure is given it, marked.
+	r, err := m.UserPromptSubmit(ctx, memory.UserPromptParams{ContentSessionID: "cc-ask", Cwd: project, Prompt: "why did TestAdd fail with got -1, want 3?"})
+	if err != nil || !strings.Contains(r.Context, "#"+itoa(failed.ID)+" · discovery · TestAdd fails: got -1, want 3 · calc_test.go [superseded by #"+itoa(passed.ID)+"]") {
+		t.Errorf("prompt recall: %v\n%s", err, r.Context)
 	}
 	if _, err := m.Pin(ctx, memory.IDsParams{IDs: []uint64{failed.ID}}); err != nil {
 		t.Fatal(err)
