@@ -17,6 +17,9 @@ import (
 // folded n times counts n), Records are stored, Facts are distinct.
 type Duplicates struct {
 	Seen, Records, Facts int
+	// Superseded records are those a later one of the same subject
+	// superseded (memory/supersede.go).
+	Superseded int
 }
 
 // Repeats is the number of observations that said a fact already seen.
@@ -46,6 +49,9 @@ func countDuplicates(ctx context.Context, mem *store.Memory) (Duplicates, error)
 		}
 		d.Records++
 		d.Seen += o.Seen()
+		if o.SupersededBy != 0 {
+			d.Superseded++
+		}
 		if k := o.FactKey(); k == "" || !facts[k] {
 			d.Facts++
 			facts[k] = k != ""
@@ -60,7 +66,7 @@ func printDuplicates(ctx context.Context, w io.Writer, mem *store.Memory) error 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "   duplicates: %d observations made, %d stored records, %d distinct facts: %d exact repeats of an earlier fact (%.1f%%), %d folded\n",
-		d.Seen, d.Records, d.Facts, d.Repeats(), 100*d.Share(), d.Seen-d.Records)
+	fmt.Fprintf(w, "   duplicates: %d observations made, %d stored records, %d distinct facts: %d exact repeats of an earlier fact (%.1f%%), %d folded; %d records superseded\n",
+		d.Seen, d.Records, d.Facts, d.Repeats(), 100*d.Share(), d.Seen-d.Records, d.Superseded)
 	return nil
 }

@@ -286,6 +286,9 @@ func TestALaterRunSupersedesTheEarlierOne(t *testing.T) {
 	if len(g.Observations) != 1 || g.Observations[0].SupersededBy != 0 {
 		t.Errorf("after forgetting the newer: %+v", g.Observations)
 	}
+	if d, err := m.Doctor(ctx); err != nil || len(d.Problems) != 0 {
+		t.Errorf("doctor: %v %+v", err, d.Problems)
+	}
 }
 
 // A decision that names, as what it replaces, what an earlier one chose
