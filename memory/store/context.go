@@ -452,12 +452,12 @@ func withoutTitles(text string, dead []*memory.Observation) (string, []*memory.O
 	var named []*memory.Observation
 	for _, o := range dead {
 		title := strings.TrimSpace(o.Title)
-		if title == "" || !strings.Contains(text, title) {
+		if title == "" {
 			continue
 		}
-		named = append(named, o)
-		for _, cut := range []string{title + ".", title} {
-			text = strings.ReplaceAll(text, cut, "")
+		if cut, ok := cutItem(text, title); ok {
+			named = append(named, o)
+			text = cut
 		}
 	}
 	if len(named) == 0 {
@@ -468,6 +468,32 @@ func withoutTitles(text string, dead []*memory.Observation) (string, []*memory.O
 		text = ""
 	}
 	return text, named
+}
+
+// cutItem takes out of text every item that is title (the summary writes
+// an item as a sentence: the title and a period), not a longer item that
+// starts with it.
+func cutItem(text, title string) (string, bool) {
+	var b strings.Builder
+	found := false
+	for {
+		i := strings.Index(text, title)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String(), found
+		}
+		end := i + len(title)
+		if end < len(text) && text[end] == '.' {
+			end++
+		}
+		if (i == 0 || text[i-1] == ' ') && (end == len(text) || text[end] == ' ') {
+			b.WriteString(text[:i])
+			found = true
+		} else {
+			b.WriteString(text[:end])
+		}
+		text = text[end:]
+	}
 }
 
 // leaveSummaryOut records in an injection's audit that what the last

@@ -347,3 +347,18 @@ func TestAnEditThatRewritesAnEarlierOneSupersedesIt(t *testing.T) {
 		t.Errorf("first %d→%d, doc %d→%d, newest %d supersedes %v", first.ID, first.SupersededBy, doc.ID, doc.SupersededBy, newest.ID, newest.Supersedes)
 	}
 }
+
+// A summary's item that is a dead record's title is cut whole, never a
+// longer item that starts with it.
+func TestCutItem(t *testing.T) {
+	for _, tc := range []struct{ text, title, want string }{
+		{"Fixed a.go. Read b.go.", "Fixed a.go", " Read b.go."},
+		{"Read a.go.bak. Read a.go.", "Read a.go", "Read a.go.bak. "},
+		{"Read a.go", "Read a.go", ""},
+		{"xRead a.go.", "Read a.go", "xRead a.go."},
+	} {
+		if got, _ := store.CutItem(tc.text, tc.title); got != tc.want {
+			t.Errorf("cutItem(%q, %q) = %q, want %q", tc.text, tc.title, got, tc.want)
+		}
+	}
+}
