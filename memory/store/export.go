@@ -242,14 +242,14 @@ func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[u
 			res.Duplicates += min(int(dup), 1)
 			return err
 		}
-		if err := m.importLinks(txn, &o, obsIDs); err != nil {
-			return err
-		}
 		if folded, err := m.store.fold(txn, &o); err != nil || folded != nil {
 			if folded != nil {
 				obsIDs[oldID] = folded.ID
 				res.Folded++
 			}
+			return err
+		}
+		if err := m.importLinks(txn, &o, obsIDs); err != nil {
 			return err
 		}
 		stored, err := m.store.putObservation(txn, &o)

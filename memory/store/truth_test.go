@@ -362,3 +362,33 @@ func TestCutItem(t *testing.T) {
 		}
 	}
 }
+
+// An import gives the links between records (superseded, reverted) the
+// ids the records get in the store they are imported into.
+func TestImportKeepsLinks(t *testing.T) {
+	project := filepath.Join(t.TempDir(), "calc")
+	os.MkdirAll(project, 0o700)
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	promptIn(t, m, "cc-1", project, "test")
+	tool(t, m, "cc-1", project, "Bash", map[string]any{"command": "go test ./..."}, map[string]any{"error": "Exit code 1\n--- FAIL: TestAdd\n    calc_test.go:9: got -1, want 3", "isError": true}, "")
+	run(t, m, "cc-1", project, "go test ./...", strings.ReplaceAll(passing, "%s", "0.1s"), "")
+	waitIdle(t, m)
+	var buf bytes.Buffer
+	if _, err := m.Export(ctx, &buf, false); err != nil {
+		t.Fatal(err)
+	}
+	other := MustOpen(t, store.Options{InMemory: true})
+	if _, err := other.Save(ctx, memory.SaveParams{Project: "calc", Text: "an older note, so that the ids move"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Import(ctx, bytes.NewReader(buf.Bytes()), nil); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, other)
+	obs := all(t, other, "calc")
+	failed, passed := byTitle(t, obs, "TestAdd fails"), byTitle(t, obs, "go test ./... passes")
+	if failed.SupersededBy != passed.ID || len(passed.Supersedes) != 1 || passed.Supersedes[0] != failed.ID || failed.ID == 1 {
+		t.Errorf("links after import: failed #%d → %d, passed #%d → %v", failed.ID, failed.SupersededBy, passed.ID, passed.Supersedes)
+	}
+}
