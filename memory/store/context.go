@@ -421,13 +421,8 @@ func (m *Memory) deadOfTurn(txn *badger.Txn, sum *memory.Summary) ([]*memory.Obs
 		if err != nil {
 			return err
 		}
-		prompt := o.PromptNumber
-		if err := item.Value(func(v []byte) error {
-			if len(v) == 4 { // a fact the session saw again (fold.go)
-				prompt = int(binary.BigEndian.Uint32(v))
-			}
-			return nil
-		}); err != nil {
+		prompt, _, err := sighting(item, o)
+		if err != nil {
 			return err
 		}
 		if prompt < sum.PromptNumber && o.SessionID == sum.SessionID {

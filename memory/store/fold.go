@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -20,7 +21,7 @@ import (
 //
 //	i/fa/<factKey:16>                -> oid (the record that takes folds)
 //	i/oz/<oid><hash>                 -> sid, prompt (a copy folded into oid)
-//	i/os/<sid><oid>                  -> prompt (in a session that saw it again)
+//	i/os/<sid><oid>                  -> prompt, time (in a session that saw it again)
 
 // foldable reports whether t may take o's fold: a record a person marked
 // wrong or corrected, or one that a later record superseded or that was
@@ -68,11 +69,29 @@ func (s *database) fold(txn *badger.Txn, o *memory.Observation) (*memory.Observa
 		return nil, err
 	}
 	if o.SessionID != 0 {
-		if err := txn.Set(key(pObsSession, be64(o.SessionID), be64(t.ID)), prompt); err != nil {
+		seen := binary.BigEndian.AppendUint64(prompt, uint64(o.Time.UnixNano()))
+		if err := txn.Set(key(pObsSession, be64(o.SessionID), be64(t.ID)), seen); err != nil {
 			return nil, err
 		}
 	}
 	return t, nil
+}
+
+// sighting is where a session's index entry (i/os/<sid><oid>) places the
+// observation o in that session: its own prompt and time, or for a fact
+// the session saw again, the prompt and time it saw it at.
+func sighting(item *badger.Item, o *memory.Observation) (prompt int, at time.Time, err error) {
+	prompt, at = o.PromptNumber, o.Time
+	err = item.Value(func(v []byte) error {
+		if len(v) >= 4 {
+			prompt = int(binary.BigEndian.Uint32(v))
+		}
+		if len(v) >= 12 {
+			at = time.Unix(0, int64(binary.BigEndian.Uint64(v[4:12])))
+		}
+		return nil
+	})
+	return prompt, at, err
 }
 
 func foldKey(id uint64, hash string) []byte { return key(pObsFold, be64(id), []byte(hash)) }

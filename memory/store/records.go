@@ -338,28 +338,47 @@ func (s *database) queued(n int) ([]memory.Event, error) {
 }
 
 // sessionObservations returns a session's observations of one prompt
-// (promptNumber < 0: all of them), oldest first.
+// (promptNumber < 0: all of them), oldest first: a fact the session saw
+// again (fold.go) where the session saw it.
 func (s *database) sessionObservations(txn *badger.Txn, sid uint64, promptNumber int) ([]memory.Observation, error) {
-	var out []memory.Observation
+	var (
+		out    []memory.Observation
+		at     []time.Time
+		folded bool
+	)
 	err := scan(txn, key(pObsSession, be64(sid)), false, func(item *badger.Item) error {
 		k := item.Key()
 		o, err := s.observation(txn, binary.BigEndian.Uint64(k[len(k)-8:]))
 		if err != nil {
 			return err
 		}
-		prompt := o.PromptNumber
-		if err := item.Value(func(v []byte) error {
-			if len(v) == 4 { // a fact this session saw again (fold.go)
-				prompt = int(binary.BigEndian.Uint32(v))
-			}
-			return nil
-		}); err != nil {
+		prompt, seen, err := sighting(item, o)
+		if err != nil {
 			return err
 		}
 		if promptNumber < 0 || prompt == promptNumber {
-			out = append(out, *o)
+			folded = folded || item.ValueSize() > 0
+			out, at = append(out, *o), append(at, seen)
 		}
 		return nil
 	})
+	if folded {
+		sortBySighting(out, at)
+	}
 	return out, err
+}
+
+// sortBySighting orders observations by when their session saw them (at,
+// beside them), keeping the id order of those seen at the same time.
+func sortBySighting[T any](obs []T, at []time.Time) {
+	idx := make([]int, len(obs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return at[a].Compare(at[b]) })
+	sorted := make([]T, len(obs))
+	for i, j := range idx {
+		sorted[i] = obs[j]
+	}
+	copy(obs, sorted)
 }

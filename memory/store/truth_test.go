@@ -86,9 +86,16 @@ func TestTheSameFactIsFolded(t *testing.T) {
 	clock := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	m := MustOpen(t, store.Options{InMemory: true, Now: func() time.Time { return clock }})
 	ctx := context.Background()
+	other := filepath.Join(project, "other.go")
 	for i, csid := range []string{"cc-1", "cc-2"} {
 		clock = clock.Add(time.Hour)
 		promptIn(t, m, csid, project, "check calc")
+		if i == 1 {
+			// The second session edits another file first.
+			write(t, other, "package calc\n// y\n")
+			edit(t, m, csid, project, other, "", "// y")
+			clock = clock.Add(time.Minute)
+		}
 		read(t, m, csid, path, src)
 		run(t, m, csid, project, "go test ./...", strings.ReplaceAll(passing, "%s", []string{"0.012s", "0.034s"}[i]), csid+"-test")
 		waitIdle(t, m)
@@ -101,9 +108,10 @@ func TestTheSameFactIsFolded(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitIdle(t, m)
-	obs := all(t, m, "calc")
-	if len(obs) != 2 {
-		t.Fatalf("want 2 records, got %d: %+v", len(obs), obs)
+	obs := titled(all(t, m, "calc"), "Read calc.go")
+	obs = append(obs, titled(all(t, m, "calc"), "go test")...)
+	if len(obs) != 2 || len(all(t, m, "calc")) != 3 {
+		t.Fatalf("want 2 records and an edit, got %+v", all(t, m, "calc"))
 	}
 	for _, o := range obs {
 		if o.Count != 2 || !o.LastSeen.Equal(clock) || o.LastSeen.Equal(o.Time) {
@@ -115,15 +123,28 @@ func TestTheSameFactIsFolded(t *testing.T) {
 		t.Errorf("search hits: %+v", s.Hits)
 	}
 	tl, _ := m.Timeline(ctx, memory.TimelineParams{Anchor: json.RawMessage(itoa(obs[0].ID))})
+	counted := 0
 	for _, o := range tl.Observations {
-		if o.Count != 2 {
-			t.Errorf("timeline #%d: count %d", o.ID, o.Count)
+		if o.Count == 2 {
+			counted++
 		}
+	}
+	if counted != 2 {
+		t.Errorf("timeline: %+v", tl.Observations)
 	}
 	sess := mustSession(t, m, "cc-2")
 	sums, _ := m.Summaries(ctx, sess.ID)
 	if len(sums) != 1 || !strings.Contains(sums[0].Investigated, "Read calc.go") {
 		t.Errorf("the second session's turn lost its folded read: %+v", sums)
+	}
+	// The second session lists what it saw in the order it saw it.
+	rec, err := m.SessionRecords(ctx, memory.SessionParams{ContentSessionID: "cc-2"})
+	var order []string
+	for _, h := range rec.Observations {
+		order = append(order, h.Title)
+	}
+	if err != nil || len(order) != 3 || !strings.HasPrefix(order[0], "Edited other.go") || order[1] != "Read calc.go" {
+		t.Errorf("the second session's records: %v %q", err, order)
 	}
 
 	// The file changed: a read of it is a new fact (and the newer read
@@ -143,7 +164,7 @@ func TestTheSameFactIsFolded(t *testing.T) {
 	if len(reads) != 2 || reads[0].Count == reads[1].Count {
 		t.Errorf("reads of a changed file: %+v", reads)
 	}
-	if edits := len(obs) - len(reads) - 1; edits != 2 {
+	if edits := len(obs) - len(reads) - 2; edits != 2 {
 		t.Errorf("want 2 edits, got %d: %+v", edits, obs)
 	}
 }
