@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 )
@@ -62,17 +61,63 @@ func (o *Observation) ranCommand() bool {
 	return false
 }
 
-// durationRE matches how long something took, as test runners and build
-// tools print it: "1.021s", "(0.00s)", "in 0.12s", "Time: 1.234 s", "35ms".
-var durationRE = regexp.MustCompile(`\b\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|sec|secs|seconds)\b`)
-
 // stripDurations replaces the times in a command's output, which differ
-// from run to run of the same command with the same outcome.
+// from run to run of the same command with the same outcome: how long
+// something took, as test runners and build tools print it ("1.021s",
+// "(0.00s)", "in 0.12s", "Time: 1.234 s", "35ms"), a number (with a
+// fraction or not) that starts a word (not "v1.2s"), then at most one
+// space and a unit that ends one. A scan, not a regular expression: it runs on every
+// command's evidence.
 func stripDurations(s string) string {
-	if !strings.ContainsAny(s, "0123456789") {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) || i > 0 && (isWordByte(s[i-1]) || s[i-1] == '.') {
+			continue
+		}
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j+1 < len(s) && s[j] == '.' && isDigit(s[j+1]) {
+			for j++; j < len(s) && isDigit(s[j]); j++ {
+			}
+		}
+		k := j
+		if k < len(s) && s[k] == ' ' {
+			k++
+		}
+		end := -1
+		for _, unit := range durationUnits {
+			if strings.HasPrefix(s[k:], unit) && (k+len(unit) == len(s) || !isWordByte(s[k+len(unit)])) {
+				end = k + len(unit)
+				break
+			}
+		}
+		if end < 0 {
+			i = j - 1
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString("#t")
+		last, i = end, end-1
+	}
+	if last == 0 {
 		return s
 	}
-	return durationRE.ReplaceAllString(s, "#t")
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// durationUnits are the units stripDurations knows, longer first.
+var durationUnits = []string{"seconds", "secs", "sec", "ns", "µs", "us", "ms", "s"}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isWordByte reports whether c is part of a word, as \b sees words (and
+// any byte of a multi-byte character).
+func isWordByte(c byte) bool {
+	return isDigit(c) || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_' || c >= 0x80
 }
 
 // Seen is the number of times o was seen (Count, at least 1).

@@ -242,7 +242,8 @@ func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[u
 			res.Duplicates += min(int(dup), 1)
 			return err
 		}
-		if folded, err := m.store.fold(txn, &o); err != nil || folded != nil {
+		fk := factKeyOf(&o)
+		if folded, err := m.store.fold(txn, &o, fk); err != nil || folded != nil {
 			if folded != nil {
 				obsIDs[oldID] = folded.ID
 				res.Folded++
@@ -252,7 +253,7 @@ func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[u
 		if err := m.importLinks(txn, &o, obsIDs); err != nil {
 			return err
 		}
-		stored, err := m.store.putObservation(txn, &o)
+		stored, err := m.store.putFact(txn, &o, fk)
 		if err != nil {
 			return err
 		}

@@ -30,11 +30,11 @@ func foldable(t *memory.Observation) bool {
 	return !t.Wrong && len(t.Edits) == 0 && t.SupersededBy == 0 && t.Reverted == 0
 }
 
-// fold counts o on the stored record of the same fact, when there is
-// one that may take it, and returns that record as updated; nil when o is
-// to be stored (putObservation makes it the record of its fact).
-func (s *database) fold(txn *badger.Txn, o *memory.Observation) (*memory.Observation, error) {
-	fk := o.FactKey()
+// fold counts o, whose fact is fk (o.FactKey()), on the stored record of
+// the same fact, when there is one that may take it, and returns that
+// record as updated; nil when o is to be stored (putObservation makes it
+// the record of its fact).
+func (s *database) fold(txn *badger.Txn, o *memory.Observation, fk string) (*memory.Observation, error) {
 	if fk == "" {
 		return nil, nil
 	}

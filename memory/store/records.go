@@ -113,6 +113,11 @@ func (s *database) observation(txn *badger.Txn, id uint64) (*memory.Observation,
 // observation (one with Edits, from an import) is indexed under the hashes
 // of its earlier versions too.
 func (s *database) putObservation(txn *badger.Txn, o *memory.Observation) (bool, error) {
+	return s.putFact(txn, o, factKeyOf(o))
+}
+
+// putFact is putObservation of o, whose fact key (factKeyOf) is fk.
+func (s *database) putFact(txn *badger.Txn, o *memory.Observation, fk string) (bool, error) {
 	if o.Hash == "" {
 		o.Hash = o.ContentHash()
 	}
@@ -143,7 +148,7 @@ func (s *database) putObservation(txn *badger.Txn, o *memory.Observation) (bool,
 	for _, f := range o.Files() {
 		sets = append(sets, [2][]byte{fileKey(f, o.ID), nil})
 	}
-	if fk := factKeyOf(o); fk != "" && foldable(o) {
+	if fk != "" && foldable(o) {
 		// The newest record of a fact takes its folds.
 		sets = append(sets, [2][]byte{factKey(fk), be64(o.ID)})
 	}

@@ -285,7 +285,8 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 		for i := range obs {
 			o := obs[i]
 			// The same fact seen again is counted on its record.
-			folded, err := m.store.fold(txn, &o)
+			fk := o.FactKey()
+			folded, err := m.store.fold(txn, &o, fk)
 			if err != nil {
 				return err
 			}
@@ -302,7 +303,7 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 			if undone != nil {
 				changes = append(changes, observationChange(undone))
 			}
-			ok, err := m.store.putObservation(txn, &o)
+			ok, err := m.store.putFact(txn, &o, fk)
 			if err != nil {
 				return err
 			}
