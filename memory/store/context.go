@@ -116,6 +116,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		inj    = memory.Injection{ContentSessionID: csid, Project: project, Source: source}
 		recent = map[string]bool{}
 		pins   []memory.Observation
+		sum    *memory.Summary
 	)
 	top := fmt.Sprintf("<%s project=%q>\n# Memory of %s\n", memory.ContextTag, project, project)
 	err := m.store.view(func(txn *badger.Txn) error {
@@ -133,52 +134,25 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			}
 			pins = append(pins, *o)
 		}
-		sum, err := m.lastSummary(txn, project)
-		if err != nil || sum == nil {
-			return err
-		}
-		fmt.Fprintf(&head, "\n## Last session (%s)\n", fmtTime(sum.Time))
-		dead, err := m.deadOfTurn(txn, sum)
-		if err != nil {
-			return err
-		}
-		for _, f := range []struct{ label, text string }{
-			{"Request", sum.Request}, {"Completed", sum.Completed}, {"Learned", sum.Learned},
-			{"Next steps", sum.NextSteps},
-		} {
-			t := strings.TrimSpace(f.text)
-			if f.label != "Request" {
-				// What the summary says of a record that no longer holds
-				// is not given as a fact either.
-				var named []*memory.Observation
-				if t, named = withoutTitles(t, dead); len(named) > 0 {
-					for _, o := range named {
-						leaveSummaryOut(&inj, o, f.label)
-					}
-				}
-			}
-			if t != "" {
-				fmt.Fprintf(&head, "- %s: %s\n", f.label, local.Clip(strings.ReplaceAll(t, "\n", " "), 300))
-			}
-		}
-		if len(sum.FilesModified) > 0 {
-			fmt.Fprintf(&head, "- Files modified: %s\n", local.Clip(strings.Join(sum.FilesModified, ", "), 300))
-		}
-		for _, f := range sum.FilesModified {
-			recent[f] = true
-		}
-		return nil
+		sum, err = m.lastSummary(txn, project)
+		return err
 	})
 	if err != nil {
 		return res, fmt.Errorf("build context: %w", err)
 	}
-	var pool []memory.Observation
+	var (
+		pool []memory.Observation
+		turn []*memory.Observation // the last summary's turn, of those read
+	)
 	seen := map[string]bool{}
 	isPinned := map[uint64]bool{}
 	for _, o := range pins {
 		isPinned[o.ID] = true
 	}
 	err = m.eachObservation(ctx, project, func(o *memory.Observation) error {
+		if sum != nil && o.SessionID == sum.SessionID && o.PromptNumber == sum.PromptNumber && o.SessionID != 0 {
+			turn = append(turn, o)
+		}
 		title := strings.TrimSpace(o.Title)
 		if title == "" || seen[title] || isPinned[o.ID] {
 			return nil // the newest of the same title stands for all
@@ -199,6 +173,12 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	})
 	if err != nil {
 		return res, fmt.Errorf("build context: %w", err)
+	}
+	if sum != nil {
+		m.summaryHead(&head, &inj, sum, turn)
+		for _, f := range sum.FilesModified {
+			recent[f] = true
+		}
 	}
 	const listHead = "\n## Recent observations (id · time · type · title)\n"
 	const footer = "\nFetch details with the mnemo search, timeline and get tools (or `mnemo get <id>`).\n"
@@ -397,47 +377,39 @@ func (m *Memory) injections(project string, n int) ([]memory.Injection, error) {
 	return out, err
 }
 
-// summaryTurnLookback bounds the observations of its session read to find
-// those of a summary's turn.
-const summaryTurnLookback = 64
-
-// deadOfTurn returns the observations of a summary's turn that are not
-// given as facts (gone, reverted, superseded, wrong), their State set.
-func (m *Memory) deadOfTurn(txn *badger.Txn, sum *memory.Summary) ([]*memory.Observation, error) {
-	var out []*memory.Observation
-	if sum.SessionID == 0 {
-		return nil, nil
-	}
-	n := 0
-	err := scan(txn, key(pObsSession, be64(sum.SessionID)), true, func(item *badger.Item) error {
-		if n++; n > summaryTurnLookback {
-			return errStop
-		}
-		k := item.Key()
-		o, err := m.store.observation(txn, binary.BigEndian.Uint64(k[len(k)-8:]))
-		if errors.Is(err, memory.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		prompt, _, err := sighting(item, o)
-		if err != nil {
-			return err
-		}
-		if prompt < sum.PromptNumber && o.SessionID == sum.SessionID {
-			return errStop // its ids grow with its prompts
-		}
-		if prompt != sum.PromptNumber {
-			return nil
-		}
+// summaryHead writes the last session's summary. What it says of a
+// record of its turn that is not given as a fact (gone, reverted,
+// superseded, wrong) is not given either: the items that name such a
+// record's title are left out, and the audit says so. The turn's records
+// are those of the project's newest that the context reads anyway (turn).
+func (m *Memory) summaryHead(head *strings.Builder, inj *memory.Injection, sum *memory.Summary, turn []*memory.Observation) {
+	var dead []*memory.Observation
+	for _, o := range turn {
 		switch o.State = m.anchors.state(o); o.State {
 		case memory.StateGone, memory.StateReverted, memory.StateSuperseded, memory.StateWrong:
-			out = append(out, o)
+			dead = append(dead, o)
 		}
-		return nil
-	})
-	return out, err
+	}
+	fmt.Fprintf(head, "\n## Last session (%s)\n", fmtTime(sum.Time))
+	for _, f := range []struct{ label, text string }{
+		{"Request", sum.Request}, {"Completed", sum.Completed}, {"Learned", sum.Learned},
+		{"Next steps", sum.NextSteps},
+	} {
+		t := strings.TrimSpace(f.text)
+		if f.label != "Request" {
+			var named []*memory.Observation
+			t, named = withoutTitles(t, dead)
+			for _, o := range named {
+				leaveSummaryOut(inj, o, f.label)
+			}
+		}
+		if t != "" {
+			fmt.Fprintf(head, "- %s: %s\n", f.label, local.Clip(strings.ReplaceAll(t, "\n", " "), 300))
+		}
+	}
+	if len(sum.FilesModified) > 0 {
+		fmt.Fprintf(head, "- Files modified: %s\n", local.Clip(strings.Join(sum.FilesModified, ", "), 300))
+	}
 }
 
 // withoutTitles takes out of a summary's text the items (sentences) that
