@@ -41,6 +41,10 @@ const (
 	// that undid it (Observation.Reverted): a dead end, never given as a
 	// fact.
 	StateReverted = "reverted"
+	// StateSuperseded: a later observation says what is true now about
+	// the same subject (Observation.SupersededBy): kept, shown with the
+	// link, not given as a fact.
+	StateSuperseded = "superseded"
 	// StateWrong: a person marked it wrong (mnemo/markWrong): kept, shown
 	// as wrong, never given as a fact.
 	StateWrong = "wrong"

@@ -302,8 +302,15 @@ type Hit struct {
 	Score   float64   `json:"score"`
 	Snippet string    `json:"snippet"`
 	// State is how what the observation saw compares with its files now
-	// (StateCurrent, StateChanged, StateGone; "" without anchors).
+	// (StateCurrent, StateChanged, StateGone; "" without anchors), or
+	// what became of it (StateSuperseded, StateReverted, StateWrong).
 	State string `json:"state,omitempty"`
+	// SupersededBy is the later observation that superseded it.
+	SupersededBy uint64 `json:"supersededBy,omitzero"`
+	// Count and LastSeen: how many times the same fact was seen, and
+	// when last (Observation.Count); 0 when seen once.
+	Count    int       `json:"count,omitzero"`
+	LastSeen time.Time `json:"lastSeen,omitzero"`
 }
 
 // SearchResult is a ranked list of hits.

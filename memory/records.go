@@ -36,6 +36,9 @@ type ImportResult struct {
 	Observations int `json:"observations"`
 	Summaries    int `json:"summaries"`
 	Duplicates   int `json:"duplicates"`
+	// Folded counts the observations that were the same fact as one
+	// already stored (Observation.FactKey): counted on that record.
+	Folded int `json:"folded,omitzero"`
 }
 
 // A Problem is one broken invariant that Doctor found.

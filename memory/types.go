@@ -124,6 +124,16 @@ type Observation struct {
 	// Reverted links an edit undone later in its session and the edit
 	// that undid it, each to the other: both are StateReverted.
 	Reverted uint64 `json:"reverted,omitzero"`
+	// SupersededBy links it to the later observation that says what is
+	// true now about the same subject (StateSuperseded); Supersedes are
+	// the earlier ones the observation supersedes, each linked back.
+	SupersededBy uint64   `json:"supersededBy,omitzero"`
+	Supersedes   []uint64 `json:"supersedes,omitempty"`
+	// Count is how many times the same fact was seen (FactKey): a fact
+	// seen again is folded into its record when it is stored, which
+	// counts it and keeps the latest time in LastSeen. 0 or 1: seen once.
+	Count    int       `json:"count,omitzero"`
+	LastSeen time.Time `json:"lastSeen,omitzero"`
 	// Wrong is a person's word that it is wrong (mnemo/markWrong).
 	Wrong bool `json:"wrong,omitzero"`
 	// Pinned keeps the observation in every SessionStart context of its

@@ -228,7 +228,8 @@ func TestViewerRefusesStrangers(t *testing.T) {
 	}
 }
 
-// The API reads and changes the memory: the newest records, a search, a
+// The API reads and changes the memory: the newest records (the same
+// fact seen in two sessions is one record with its count), a search, a
 // record whole, its session, the context preview with its reasons, the
 // status, and forget; bad input is a 400 that says what was wrong.
 func TestViewerAPI(t *testing.T) {
@@ -237,9 +238,10 @@ func TestViewerAPI(t *testing.T) {
 	remember(t, w.m, "cc-1")
 	remember(t, w.m, "codex:cc-2")
 
+	// Both sessions read the same file as it was: one record, seen twice.
 	var newest memory.SearchResult
 	w.getJSON(t, "/api/records?limit=10", &newest)
-	if len(newest.Hits) < 2 {
+	if len(newest.Hits) != 1 || newest.Hits[0].Count != 2 || newest.Hits[0].LastSeen.IsZero() {
 		t.Fatalf("newest: %+v", newest)
 	}
 	var hit memory.SearchResult
@@ -249,7 +251,7 @@ func TestViewerAPI(t *testing.T) {
 	}
 	var o memory.Observation
 	w.getJSON(t, fmt.Sprintf("/api/records/%d", newest.Hits[0].ID), &o)
-	if o.ID != newest.Hits[0].ID || o.Project != "shop" || len(o.FilesRead) == 0 {
+	if o.ID != newest.Hits[0].ID || o.Project != "shop" || len(o.FilesRead) == 0 || o.Count != 2 {
 		t.Errorf("record: %+v", o)
 	}
 	var sess memory.SessionResult
@@ -279,7 +281,7 @@ func TestViewerAPI(t *testing.T) {
 		Status memory.Status `json:"status"`
 	}
 	w.getJSON(t, "/api/status", &st)
-	if st.Status.Counts.Observations != 2 {
+	if st.Status.Counts.Observations != 1 {
 		t.Errorf("status: %+v", st.Status)
 	}
 

@@ -16,10 +16,10 @@ import (
 
 // anchorsResult is what checking observations' anchors costs the context
 // of a session's start: mnemo/context on two stores of n observations made
-// by the same edits, one anchored (live events) and one not (the same
-// events dated an hour back, as a back-fill sends them), then on the
-// anchored one after a tenth of its files changed and a twentieth lost
-// what was written into them.
+// by the same edits (turns of 10, each ending in a summary), one anchored
+// (live events) and one not (the same events dated an hour back, as a
+// back-fill sends them), then on the anchored one after a tenth of its
+// files changed and a twentieth lost what was written into them.
 type anchorsResult struct {
 	n                             int
 	files                         int
@@ -86,6 +86,13 @@ func measureAnchors(ctx context.Context, newEnv func(name string) (*env, error),
 			if _, err := h.cl.PostToolUse(ctx, memory.ToolUseParams{ContentSessionID: csid, Cwd: h.project, ToolName: "Edit", ToolInput: in,
 				ToolResponse: json.RawMessage(`{"filePath":` + string(mustJSON(path)) + `}`), ToolUseID: fmt.Sprintf("toolu_%d", j), At: at}); err != nil {
 				return res, err
+			}
+			if j%10 == 9 {
+				// The turn ends: its summary names its edits, and the
+				// context checks the lines that name a record gone since.
+				if _, err := h.cl.Stop(ctx, memory.StopParams{ContentSessionID: csid, LastAssistantMessage: fmt.Sprintf("Renamed handlers %d to %d.", j-9, j), At: at}); err != nil {
+					return res, err
+				}
 			}
 		}
 		if err := waitQueue(ctx, h.cl, 10*time.Minute); err != nil {

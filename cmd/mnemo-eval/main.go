@@ -100,6 +100,9 @@ func report(ctx context.Context, w io.Writer, s *Set, emb vector.Embedder, misse
 	if err := printFootprint(ctx, w, mem, counts.Observations); err != nil {
 		return err
 	}
+	if err := printDuplicates(ctx, w, mem); err != nil {
+		return err
+	}
 	rows := []struct {
 		name   string
 		search searcher

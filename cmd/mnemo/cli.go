@@ -93,7 +93,7 @@ func searchCommand() *cli.Command {
 					if h.Author != "" {
 						by = "  (" + h.Author + ")"
 					}
-					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, mcp.StateMark(h.State), by)
+					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, mcp.StateMark(h.State)+mcp.SeenMark(h.Count, h.LastSeen), by)
 					if h.Snippet != "" && h.Snippet != h.Title {
 						fmt.Fprintf(tw, "\t\t\t\t  %s\n", h.Snippet)
 					}
@@ -133,7 +133,7 @@ func timelineCommand() *cli.Command {
 					if o.ID == r.AnchorID {
 						mark = ">"
 					}
-					fmt.Fprintf(w, "%s #%d  %s  %-10s %s\n", mark, o.ID, o.Time.Local().Format("2006-01-02 15:04"), o.Type, o.Title)
+					fmt.Fprintf(w, "%s #%d  %s  %-10s %s%s\n", mark, o.ID, o.Time.Local().Format("2006-01-02 15:04"), o.Type, o.Title, mcp.StateMark(o.State)+mcp.SeenMark(o.Count, o.LastSeen))
 				}
 				return nil
 			})

@@ -217,6 +217,8 @@ func (c *anchorCheck) state(o *memory.Observation) string {
 		return memory.StateWrong
 	case o.Reverted != 0:
 		return memory.StateReverted
+	case o.SupersededBy != 0:
+		return memory.StateSuperseded
 	}
 	if len(o.FileAnchors) == 0 {
 		return ""
@@ -290,8 +292,8 @@ func (m *Memory) withStates(obs []memory.Observation) {
 // maxLeft bounds the observations an injection's audit lists as left out.
 const maxLeft = 20
 
-// leaveOut records in an injection's audit that o, gone, reverted or
-// wrong (its State), was left out, and why; the first maxLeft of them.
+// leaveOut records in an injection's audit that o, gone, reverted,
+// superseded or wrong (its State), was left out, and why; the first maxLeft of them.
 func leaveOut(inj *memory.Injection, o *memory.Observation) {
 	if len(inj.Left) < maxLeft {
 		inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: "left out: " + o.State + " (" + anchorNote(o) + ")"})
@@ -309,6 +311,8 @@ func anchorNote(o *memory.Observation) string {
 		return "marked wrong by a person"
 	case memory.StateReverted:
 		return "undone in its session: #" + strconv.FormatUint(o.Reverted, 10)
+	case memory.StateSuperseded:
+		return "superseded by #" + strconv.FormatUint(o.SupersededBy, 10)
 	case memory.StateGone:
 		return "what it saw of " + strings.Join(files, ", ") + " is no longer there"
 	case memory.StateChanged:

@@ -204,3 +204,57 @@ func TestUndoneEditIsReverted(t *testing.T) {
 		t.Errorf("ids %v, left %+v, context:\n%s", c.ObservationIDs, c.Left, c.Context)
 	}
 }
+
+// The last session's summary names what its turn did: once the function
+// an edit wrote is deleted from the tree, the summary's line that repeats
+// the edit's title leaves the context with the edit, the rest of the
+// summary stays, and the audit says why.
+func TestSummaryLineOfAGoneRecordLeavesTheContext(t *testing.T) {
+	project := filepath.Join(t.TempDir(), "calc")
+	os.MkdirAll(project, 0o700)
+	path := filepath.Join(project, "calc.go")
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	promptIn(t, m, "cc-s", project, "fix add")
+	write(t, path, "package calc\n\nfunc add(a, b int) int {\n\treturn a + b\n}\n")
+	edit(t, m, "cc-s", project, path, "\treturn a - b", "\treturn a + b")
+	if _, err := m.Stop(ctx, memory.StopParams{ContentSessionID: "cc-s", LastAssistantMessage: "The sign in add was wrong."}); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, m)
+	c, err := m.Context(ctx, memory.ContextParams{Project: "calc"})
+	if err != nil || len(c.ObservationIDs) != 1 {
+		t.Fatalf("%v %+v", err, c)
+	}
+	g, _ := m.Get(ctx, memory.IDsParams{IDs: c.ObservationIDs})
+	id, title := g.Observations[0].ID, g.Observations[0].Title
+	if !strings.Contains(c.Context, "- Completed: "+title) || strings.Count(c.Context, title) != 2 {
+		t.Fatalf("the summary does not name %q:\n%s", title, c.Context)
+	}
+
+	write(t, path, "package calc\n")
+	c, err = m.Context(ctx, memory.ContextParams{Project: "calc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(c.Context, title) || strings.Contains(c.Context, "- Completed:") ||
+		!strings.Contains(c.Context, "- Request: fix add") || !strings.Contains(c.Context, "The sign in add was wrong") {
+		t.Errorf("the gone edit's title is still in the context:\n%s", c.Context)
+	}
+	var summaryLine bool
+	for _, l := range c.Left {
+		if l.ID == id && strings.HasPrefix(l.Reason, "summary line left out (Completed named it): gone") {
+			summaryLine = true
+		}
+	}
+	if !summaryLine {
+		t.Errorf("the preview does not say the summary line was left out: %+v", c.Left)
+	}
+	if _, err := m.SessionStart(ctx, memory.SessionStartParams{ContentSessionID: "cc-t", Cwd: project, Source: "startup"}); err != nil {
+		t.Fatal(err)
+	}
+	inj, err := m.InjectionsOf(ctx, memory.InjectionsParams{Project: "calc"})
+	if err != nil || len(inj.Injections) != 1 || len(inj.Injections[0].Left) != 2 {
+		t.Errorf("the audit: %v %+v", err, inj)
+	}
+}

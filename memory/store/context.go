@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/mnemo-dev/mnemo/memory"
@@ -114,6 +116,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		inj    = memory.Injection{ContentSessionID: csid, Project: project, Source: source}
 		recent = map[string]bool{}
 		pins   []memory.Observation
+		sum    *memory.Summary
 	)
 	top := fmt.Sprintf("<%s project=%q>\n# Memory of %s\n", memory.ContextTag, project, project)
 	err := m.store.view(func(txn *badger.Txn) error {
@@ -131,44 +134,32 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			}
 			pins = append(pins, *o)
 		}
-		sum, err := m.lastSummary(txn, project)
-		if err != nil || sum == nil {
-			return err
-		}
-		fmt.Fprintf(&head, "\n## Last session (%s)\n", fmtTime(sum.Time))
-		for _, f := range []struct{ label, text string }{
-			{"Request", sum.Request}, {"Completed", sum.Completed}, {"Learned", sum.Learned},
-			{"Next steps", sum.NextSteps},
-		} {
-			if t := strings.TrimSpace(f.text); t != "" {
-				fmt.Fprintf(&head, "- %s: %s\n", f.label, local.Clip(strings.ReplaceAll(t, "\n", " "), 300))
-			}
-		}
-		if len(sum.FilesModified) > 0 {
-			fmt.Fprintf(&head, "- Files modified: %s\n", local.Clip(strings.Join(sum.FilesModified, ", "), 300))
-		}
-		for _, f := range sum.FilesModified {
-			recent[f] = true
-		}
-		return nil
+		sum, err = m.lastSummary(txn, project)
+		return err
 	})
 	if err != nil {
 		return res, fmt.Errorf("build context: %w", err)
 	}
-	var pool []memory.Observation
+	var (
+		pool []memory.Observation
+		turn []*memory.Observation // the last summary's turn, of those read
+	)
 	seen := map[string]bool{}
 	isPinned := map[uint64]bool{}
 	for _, o := range pins {
 		isPinned[o.ID] = true
 	}
 	err = m.eachObservation(ctx, project, func(o *memory.Observation) error {
+		if sum != nil && o.SessionID == sum.SessionID && o.PromptNumber == sum.PromptNumber && o.SessionID != 0 {
+			turn = append(turn, o)
+		}
 		title := strings.TrimSpace(o.Title)
 		if title == "" || seen[title] || isPinned[o.ID] {
 			return nil // the newest of the same title stands for all
 		}
 		// A dead end is not given as a fact (its files are checked below,
 		// for the candidates that would be given).
-		if o.Reverted != 0 || o.Wrong {
+		if o.Reverted != 0 || o.Wrong || o.SupersededBy != 0 {
 			o.State = m.anchors.state(o)
 			leaveOut(&inj, o)
 			return nil
@@ -182,6 +173,12 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	})
 	if err != nil {
 		return res, fmt.Errorf("build context: %w", err)
+	}
+	if sum != nil {
+		m.summaryHead(&head, &inj, sum, turn)
+		for _, f := range sum.FilesModified {
+			recent[f] = true
+		}
 	}
 	const listHead = "\n## Recent observations (id · time · type · title)\n"
 	const footer = "\nFetch details with the mnemo search, timeline and get tools (or `mnemo get <id>`).\n"
@@ -210,7 +207,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		pinRows.WriteString(row)
 		res.ObservationIDs = append(res.ObservationIDs, o.ID)
 		reason := "pinned"
-		if o.State == memory.StateChanged || o.State == memory.StateGone {
+		if o.State == memory.StateChanged || o.State == memory.StateGone || o.State == memory.StateSuperseded {
 			reason += "; marked " + o.State + " (" + anchorNote(&o) + ")"
 		}
 		inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Reason: reason})
@@ -290,6 +287,8 @@ func contextRow(o *memory.Observation) string {
 		row += " [changed since]"
 	case memory.StateGone:
 		row += " [gone]"
+	case memory.StateSuperseded:
+		row += " [superseded by #" + strconv.FormatUint(o.SupersededBy, 10) + "]"
 	}
 	return row + "\n"
 }
@@ -379,4 +378,98 @@ func (m *Memory) injections(project string, n int) ([]memory.Injection, error) {
 		})
 	})
 	return out, err
+}
+
+// summaryHead writes the last session's summary. What it says of a
+// record of its turn that is not given as a fact (gone, reverted,
+// superseded, wrong) is not given either: the items that name such a
+// record's title are left out, and the audit says so. The turn's records
+// are those of the project's newest that the context reads anyway (turn).
+func (m *Memory) summaryHead(head *strings.Builder, inj *memory.Injection, sum *memory.Summary, turn []*memory.Observation) {
+	var dead []*memory.Observation
+	for _, o := range turn {
+		switch o.State = m.anchors.state(o); o.State {
+		case memory.StateGone, memory.StateReverted, memory.StateSuperseded, memory.StateWrong:
+			dead = append(dead, o)
+		}
+	}
+	fmt.Fprintf(head, "\n## Last session (%s)\n", fmtTime(sum.Time))
+	for _, f := range []struct{ label, text string }{
+		{"Request", sum.Request}, {"Completed", sum.Completed}, {"Learned", sum.Learned},
+		{"Next steps", sum.NextSteps},
+	} {
+		t := strings.TrimSpace(f.text)
+		if f.label != "Request" {
+			var named []*memory.Observation
+			t, named = withoutTitles(t, dead)
+			for _, o := range named {
+				leaveSummaryOut(inj, o, f.label)
+			}
+		}
+		if t != "" {
+			fmt.Fprintf(head, "- %s: %s\n", f.label, local.Clip(strings.ReplaceAll(t, "\n", " "), 300))
+		}
+	}
+	if len(sum.FilesModified) > 0 {
+		fmt.Fprintf(head, "- Files modified: %s\n", local.Clip(strings.Join(sum.FilesModified, ", "), 300))
+	}
+}
+
+// withoutTitles takes out of a summary's text the items (sentences) that
+// name one of dead's titles, and returns what is left ("" when nothing
+// is) and the observations it named.
+func withoutTitles(text string, dead []*memory.Observation) (string, []*memory.Observation) {
+	var named []*memory.Observation
+	for _, o := range dead {
+		title := strings.TrimSpace(o.Title)
+		if title == "" {
+			continue
+		}
+		if cut, ok := cutItem(text, title); ok {
+			named = append(named, o)
+			text = cut
+		}
+	}
+	if len(named) == 0 {
+		return text, nil
+	}
+	text = strings.Join(strings.Fields(text), " ")
+	if !strings.ContainsFunc(text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		text = ""
+	}
+	return text, named
+}
+
+// cutItem takes out of text every item that is title (the summary writes
+// an item as a sentence: the title and a period), not a longer item that
+// starts with it.
+func cutItem(text, title string) (string, bool) {
+	var b strings.Builder
+	found := false
+	for {
+		i := strings.Index(text, title)
+		if i < 0 {
+			b.WriteString(text)
+			return b.String(), found
+		}
+		end := i + len(title)
+		if end < len(text) && text[end] == '.' {
+			end++
+		}
+		if (i == 0 || text[i-1] == ' ') && (end == len(text) || text[end] == ' ') {
+			b.WriteString(text[:i])
+			found = true
+		} else {
+			b.WriteString(text[:end])
+		}
+		text = text[end:]
+	}
+}
+
+// leaveSummaryOut records in an injection's audit that what the last
+// summary's line said of o was left out, and why.
+func leaveSummaryOut(inj *memory.Injection, o *memory.Observation, label string) {
+	if len(inj.Left) < maxLeft {
+		inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: "summary line left out (" + label + " named it): " + o.State + " (" + anchorNote(o) + ")"})
+	}
 }

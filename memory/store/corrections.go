@@ -144,6 +144,15 @@ func (m *Memory) setWrong(ctx context.Context, p memory.IDsParams, wrong bool) (
 	return m.setFlag(ctx, p, verb, wrong, func(o *memory.Observation) bool { return o.Wrong },
 		func(txn *badger.Txn, o *memory.Observation) error {
 			o.Wrong = wrong
+			// What a wrong record superseded is true again, and superseded
+			// again when the word is taken back.
+			release := m.store.release
+			if !wrong {
+				release = m.store.relink
+			}
+			if err := release(txn, o); err != nil {
+				return err
+			}
 			return setJSON(txn, idKey(pObs, o.ID), o)
 		})
 }

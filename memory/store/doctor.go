@@ -63,6 +63,11 @@ func (m *Memory) Doctor(ctx context.Context) (memory.DoctorResult, error) {
 					withoutEvidence++
 				}
 			}
+			if o.SupersededBy != 0 {
+				if _, err := txn.Get(idKey(pObs, o.SupersededBy)); err != nil {
+					add("dangling-link", "observation %d is superseded by missing observation %d", o.ID, o.SupersededBy)
+				}
+			}
 			if o.MemorySessionID == "" {
 				add("orphan-observation", "observation %d has no memory session", o.ID)
 				return nil

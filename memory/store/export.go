@@ -100,6 +100,7 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	sessions := map[uint64]*memory.Session{} // old id → session in this store
+	obsIDs := map[uint64]uint64{}            // old id → observation in this store
 	// A transaction may hold 15% of a memtable: batches stay well below.
 	const batchRecords, batchBytes = 512, 256 << 10
 	var (
@@ -120,7 +121,7 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int
 		err := m.store.update(ctx, func(txn *badger.Txn) error {
 			docs, pushes = docs[:0], 0
 			for _, rec := range pending {
-				if err := m.importRecord(txn, rec, sessions, &res, &docs, &pushes); err != nil {
+				if err := m.importRecord(txn, rec, sessions, obsIDs, &res, &docs, &pushes); err != nil {
 					return err
 				}
 			}
@@ -165,7 +166,7 @@ func (m *Memory) Import(ctx context.Context, r io.Reader, progress func(done int
 	return res, nil
 }
 
-func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[uint64]*memory.Session, res *memory.ImportResult, docs *[]vector.Doc, pushes *int) error {
+func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[uint64]*memory.Session, obsIDs map[uint64]uint64, res *memory.ImportResult, docs *[]vector.Doc, pushes *int) error {
 	session := func(old uint64) (*memory.Session, error) {
 		s, ok := sessions[old]
 		if !ok && old != 0 {
@@ -235,8 +236,28 @@ func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[u
 			o.Time = time.Now()
 		}
 		m.scrubObservation(&o)
+		oldID := o.ID
 		o.ID, o.Hash = 0, ""
-		stored, err := m.store.putObservation(txn, &o)
+		o.Hash = o.ContentHash()
+		// What is stored already is a duplicate (an export imported
+		// again); the same fact seen in another session is folded.
+		if dup, err := m.store.hashed(txn, append([]string{o.Hash}, o.PastHashes()...)); err != nil || dup != 0 {
+			obsIDs[oldID] = dup
+			res.Duplicates += min(int(dup), 1)
+			return err
+		}
+		fk := factKeyOf(&o)
+		if folded, err := m.store.fold(txn, &o, fk); err != nil || folded != nil {
+			if folded != nil {
+				obsIDs[oldID] = folded.ID
+				res.Folded++
+			}
+			return err
+		}
+		if err := m.importLinks(txn, &o, obsIDs); err != nil {
+			return err
+		}
+		stored, err := m.store.putFact(txn, &o, fk)
 		if err != nil {
 			return err
 		}
@@ -244,6 +265,7 @@ func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[u
 			res.Duplicates++
 			return nil
 		}
+		obsIDs[oldID] = o.ID
 		res.Observations++
 		// A record of a shared project made by this person is pushed; one
 		// that came from a team server keeps its origin and is not pushed
@@ -282,6 +304,56 @@ func (m *Memory) importRecord(txn *badger.Txn, rec memory.Record, sessions map[u
 		}
 		res.Summaries++
 		return m.store.putSummary(txn, &sum)
+	}
+	return nil
+}
+
+// importLinks gives an imported observation's links (Reverted,
+// SupersededBy, Supersedes) the ids their records got here. A link to a
+// record that comes later in the export is made when that record comes
+// (it links back); one to a record not imported is dropped.
+func (m *Memory) importLinks(txn *badger.Txn, o *memory.Observation, obsIDs map[uint64]uint64) error {
+	o.SupersededBy = 0
+	var back []uint64
+	for _, old := range o.Supersedes {
+		if id := obsIDs[old]; id != 0 && old != 0 {
+			back = append(back, id)
+		}
+	}
+	o.Supersedes = back
+	var reverted uint64
+	if o.Reverted != 0 {
+		reverted = obsIDs[o.Reverted]
+	}
+	o.Reverted = 0
+	if len(back) == 0 && reverted == 0 {
+		return nil
+	}
+	if o.ID == 0 {
+		id, err := m.store.next("obs")
+		if err != nil {
+			return err
+		}
+		o.ID = id
+	}
+	link := func(id uint64, set func(*memory.Observation) bool) error {
+		p, err := m.store.observation(txn, id)
+		if errors.Is(err, memory.ErrNotFound) {
+			return nil
+		}
+		if err != nil || !set(p) {
+			return err
+		}
+		return setJSON(txn, idKey(pObs, p.ID), p)
+	}
+	for _, id := range back {
+		if err := link(id, func(p *memory.Observation) bool { p.SupersededBy = o.ID; return true }); err != nil {
+			return err
+		}
+	}
+	if reverted != 0 {
+		o.Reverted = reverted
+		return link(reverted, func(p *memory.Observation) bool { p.Reverted = o.ID; return true })
 	}
 	return nil
 }

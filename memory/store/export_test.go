@@ -114,3 +114,6 @@ func EventKeyExpires(m *Memory, k string) (expires uint64, ok bool, err error) {
 	})
 	return expires, ok, err
 }
+
+// CutItem is the summary's item cut (context.go).
+var CutItem = cutItem

@@ -219,7 +219,14 @@ func writeSessionMarkdown(w *bufio.Writer, s *memory.Session, prompts []memory.P
 // writeObservationMarkdown writes one observation as a list item with its
 // details indented under it.
 func writeObservationMarkdown(w *bufio.Writer, o *memory.Observation) {
-	fmt.Fprintf(w, "\n- **%s** #%d · %s\n", o.Type, o.ID, oneLineMD(o.Title))
+	fmt.Fprintf(w, "\n- **%s** #%d · %s", o.Type, o.ID, oneLineMD(o.Title))
+	if o.SupersededBy != 0 {
+		fmt.Fprintf(w, " · superseded by #%d", o.SupersededBy)
+	}
+	if o.Count > 1 {
+		fmt.Fprintf(w, " · seen %d times, last %s", o.Count, fmtTime(o.LastTime()))
+	}
+	fmt.Fprintf(w, "\n")
 	if o.Subtitle != "" {
 		fmt.Fprintf(w, "  %s\n", oneLineMD(o.Subtitle))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -168,7 +169,10 @@ func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int
 			if sess.ID != 0 && o.SessionID == sess.ID || o.ContentSessionID == sess.ContentSessionID || title == "" || titles[title] {
 				continue
 			}
-			// What no longer holds is not recalled as a fact.
+			// What no longer holds is not recalled as a fact. A superseded
+			// record is: it was true when it was made (the error a test
+			// gave before its fix), and the prompt asks for it; its row
+			// names the record that says what is true now.
 			switch o.State = m.anchors.state(o); o.State {
 			case memory.StateGone, memory.StateReverted, memory.StateWrong:
 				leaveOut(&inj, o)
@@ -208,6 +212,9 @@ func promptRow(o *memory.Observation) string {
 	row := fmt.Sprintf("- #%d · %s · %s", o.ID, o.Type, local.Clip(title, 140))
 	if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
 		row += " · " + local.Clip(strings.Join(strings.Fields(strings.Join(files, ", ")), " "), 80)
+	}
+	if o.State == memory.StateSuperseded {
+		row += " [superseded by #" + strconv.FormatUint(o.SupersededBy, 10) + "]"
 	}
 	return row + "\n"
 }

@@ -19,7 +19,9 @@ func hitOf(o *memory.Observation) memory.Hit {
 	if o.Origin != nil {
 		author = o.Origin.Author
 	}
-	return memory.Hit{ID: o.ID, Title: o.Title, Type: o.Type, Project: o.Project, Host: o.Host, Author: author, Time: o.Time, Files: o.Files(), Snippet: local.Clip(local.FirstNonEmpty(o.Subtitle, o.Narrative, strings.Join(o.Facts, "; ")), 160)}
+	return memory.Hit{ID: o.ID, Title: o.Title, Type: o.Type, Project: o.Project, Host: o.Host, Author: author, Time: o.Time, Files: o.Files(),
+		Snippet:      local.Clip(local.FirstNonEmpty(o.Subtitle, o.Narrative, strings.Join(o.Facts, "; ")), 160),
+		SupersededBy: o.SupersededBy, Count: o.Count, LastSeen: o.LastSeen}
 }
 
 // eachObservation calls fn for the observations of a project (all

@@ -113,16 +113,17 @@ func (s *database) observation(txn *badger.Txn, id uint64) (*memory.Observation,
 // observation (one with Edits, from an import) is indexed under the hashes
 // of its earlier versions too.
 func (s *database) putObservation(txn *badger.Txn, o *memory.Observation) (bool, error) {
+	return s.putFact(txn, o, factKeyOf(o))
+}
+
+// putFact is putObservation of o, whose fact key (factKeyOf) is fk.
+func (s *database) putFact(txn *badger.Txn, o *memory.Observation, fk string) (bool, error) {
 	if o.Hash == "" {
 		o.Hash = o.ContentHash()
 	}
 	hashes := append([]string{o.Hash}, o.PastHashes()...)
-	for _, h := range hashes {
-		if _, err := getID(txn, key(pObsHash, []byte(h))); err == nil {
-			return false, nil
-		} else if !errors.Is(err, memory.ErrNotFound) {
-			return false, err
-		}
+	if dup, err := s.hashed(txn, hashes); dup != 0 || err != nil {
+		return false, err
 	}
 	if o.ID == 0 {
 		id, err := s.next("obs")
@@ -147,12 +148,36 @@ func (s *database) putObservation(txn *badger.Txn, o *memory.Observation) (bool,
 	for _, f := range o.Files() {
 		sets = append(sets, [2][]byte{fileKey(f, o.ID), nil})
 	}
+	if fk != "" && foldable(o) {
+		// The newest record of a fact takes its folds.
+		sets = append(sets, [2][]byte{factKey(fk), be64(o.ID)})
+	}
 	for _, kv := range sets {
 		if err := txn.Set(kv[0], kv[1]); err != nil {
 			return false, err
 		}
 	}
 	return true, nil
+}
+
+// hashed returns the stored observation that one of hashes names, or 0.
+// A hash key left by a record since forgotten names nothing.
+func (s *database) hashed(txn *badger.Txn, hashes []string) (uint64, error) {
+	for _, h := range hashes {
+		id, err := getID(txn, key(pObsHash, []byte(h)))
+		if errors.Is(err, memory.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return 0, err
+		}
+		if _, err := txn.Get(idKey(pObs, id)); err == nil {
+			return id, nil
+		} else if !errors.Is(err, badger.ErrKeyNotFound) {
+			return 0, err
+		}
+	}
+	return 0, nil
 }
 
 // correctObservation stores o, a correction of its stored version old
@@ -214,8 +239,16 @@ func (s *database) pinned(txn *badger.Txn, project string) ([]uint64, error) {
 	return out, err
 }
 
-// deleteObservation removes an observation, its indexes and its vector.
+// deleteObservation removes an observation, its indexes and its vector,
+// and what the facts folded into it left (fold.go): forgetting a fact
+// seen many times forgets it whole, its count with it.
 func (s *database) deleteObservation(txn *badger.Txn, o *memory.Observation) error {
+	if err := s.unfold(txn, o); err != nil {
+		return err
+	}
+	if err := s.unsupersede(txn, o); err != nil {
+		return err
+	}
 	dels := [][]byte{
 		idKey(pObs, o.ID),
 		key(pObsHash, []byte(o.Hash)),
@@ -313,19 +346,47 @@ func (s *database) queued(n int) ([]memory.Event, error) {
 }
 
 // sessionObservations returns a session's observations of one prompt
-// (promptNumber < 0: all of them), oldest first.
+// (promptNumber < 0: all of them), oldest first: a fact the session saw
+// again (fold.go) where the session saw it.
 func (s *database) sessionObservations(txn *badger.Txn, sid uint64, promptNumber int) ([]memory.Observation, error) {
-	var out []memory.Observation
+	var (
+		out    []memory.Observation
+		at     []time.Time
+		folded bool
+	)
 	err := scan(txn, key(pObsSession, be64(sid)), false, func(item *badger.Item) error {
 		k := item.Key()
 		o, err := s.observation(txn, binary.BigEndian.Uint64(k[len(k)-8:]))
 		if err != nil {
 			return err
 		}
-		if promptNumber < 0 || o.PromptNumber == promptNumber {
-			out = append(out, *o)
+		prompt, seen, err := sighting(item, o)
+		if err != nil {
+			return err
+		}
+		if promptNumber < 0 || prompt == promptNumber {
+			folded = folded || item.ValueSize() > 0
+			out, at = append(out, *o), append(at, seen)
 		}
 		return nil
 	})
+	if folded {
+		sortBySighting(out, at)
+	}
 	return out, err
+}
+
+// sortBySighting orders observations by when their session saw them (at,
+// beside them), keeping the id order of those seen at the same time.
+func sortBySighting[T any](obs []T, at []time.Time) {
+	idx := make([]int, len(obs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return at[a].Compare(at[b]) })
+	sorted := make([]T, len(obs))
+	for i, j := range idx {
+		sorted[i] = obs[j]
+	}
+	copy(obs, sorted)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -18,6 +19,10 @@ func (m *Memory) SessionRecords(ctx context.Context, p memory.SessionParams) (me
 		return memory.SessionResult{}, err
 	}
 	res := memory.SessionResult{Prompts: []memory.Prompt{}, Observations: []memory.SessionHit{}, Summaries: []memory.Summary{}}
+	var (
+		at     []time.Time // when the session saw each observation
+		folded bool        // the session saw a fact again (fold.go)
+	)
 	err := m.store.view(func(txn *badger.Txn) error {
 		s, err := m.store.sessionByContentID(txn, p.ContentSessionID)
 		if err != nil {
@@ -46,12 +51,21 @@ func (m *Memory) SessionRecords(ctx context.Context, p memory.SessionParams) (me
 			}
 			hit := hitOf(o)
 			hit.State = m.anchors.state(o)
-			res.Observations = append(res.Observations, memory.SessionHit{Hit: hit, PromptNumber: o.PromptNumber})
+			prompt, seen, err := sighting(item, o)
+			if err != nil {
+				return err
+			}
+			folded = folded || item.ValueSize() > 0
+			res.Observations = append(res.Observations, memory.SessionHit{Hit: hit, PromptNumber: prompt})
+			at = append(at, seen)
 			return nil
 		})
 	})
 	if err != nil {
 		return memory.SessionResult{}, fmt.Errorf("session %q: %w", p.ContentSessionID, err)
+	}
+	if folded {
+		sortBySighting(res.Observations, at)
 	}
 	if res.Summaries, err = m.Summaries(ctx, res.Session.ID); err != nil {
 		return memory.SessionResult{}, fmt.Errorf("session %q: %w", p.ContentSessionID, err)

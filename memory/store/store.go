@@ -38,7 +38,11 @@ const SchemaVersion = 2
 //	i/oh/<hash>                         -> oid (de-duplication; also the
 //	                                    hashes of a corrected one's earlier versions)
 //	i/pn/<project>\x00<oid>             a project's pinned observations
-//	i/os/<sid><oid>                     a session's observations
+//	i/os/<sid><oid>                     a session's observations (-> the
+//	                                    prompt, for a fact it saw again: fold.go)
+//	i/fa/<factKey:16>                   -> oid (the record of a fact: fold.go)
+//	i/oz/<oid><hash>                    -> sid, prompt (a copy folded into oid)
+//	i/sj/<subject hash:16>              -> oid (the newest of a subject: supersede.go)
 //	m/<mid>                             Summary
 //	i/mp/<project>\x00<time><mid>       project+time index of summaries
 //	q/<eid>                             Event (the durable queue)
@@ -60,6 +64,9 @@ var (
 	pObsHash    = []byte("i/oh/")
 	pObsSession = []byte("i/os/")
 	pObsPinned  = []byte("i/pn/")
+	pObsFact    = []byte("i/fa/")
+	pObsFold    = []byte("i/oz/")
+	pObsSubject = []byte("i/sj/")
 	pSummary    = []byte("m/")
 	pSumProject = []byte("i/mp/")
 	pQueue      = []byte("q/")

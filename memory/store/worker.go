@@ -285,6 +285,17 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 		}
 		for i := range obs {
 			o := obs[i]
+			// The same fact seen again is counted on its record.
+			fk := o.FactKey()
+			folded, err := m.store.fold(txn, &o, fk)
+			if err != nil {
+				return err
+			}
+			if folded != nil {
+				unstored = append(unstored, o.ID)
+				changes = append(changes, observationChange(folded))
+				continue
+			}
 			// An edit that undoes an earlier one of its session marks both.
 			undone, err := m.store.markReverted(txn, sess.ID, &o)
 			if err != nil {
@@ -293,7 +304,7 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 			if undone != nil {
 				changes = append(changes, observationChange(undone))
 			}
-			ok, err := m.store.putObservation(txn, &o)
+			ok, err := m.store.putFact(txn, &o, fk)
 			if err != nil {
 				return err
 			}
@@ -308,6 +319,15 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 			if !ok {
 				unstored = append(unstored, o.ID)
 				continue
+			}
+			// A later observation of the same subject supersedes the
+			// earlier one.
+			older, err := m.store.supersede(txn, &o)
+			if err != nil {
+				return err
+			}
+			for _, p := range older {
+				changes = append(changes, observationChange(p))
 			}
 			changes = append(changes, observationChange(&o))
 			if queued, err := m.queuePush(txn, memory.OpPut, &o); err != nil {

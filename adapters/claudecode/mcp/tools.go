@@ -107,8 +107,15 @@ type Row struct {
 	Project string    `json:"project"`
 	Files   []string  `json:"files,omitempty"`
 	// State is how what it saw compares with its files now: current,
-	// changed or gone ("" when it has no anchors).
+	// changed or gone ("" when it has no anchors); or superseded,
+	// reverted, wrong.
 	State string `json:"state,omitempty"`
+	// SupersededBy is the later observation that superseded it.
+	SupersededBy uint64 `json:"supersededBy,omitzero"`
+	// Count and LastSeen: how many times the same fact was seen, and
+	// when last (absent when seen once).
+	Count    int       `json:"count,omitzero"`
+	LastSeen time.Time `json:"lastSeen,omitzero"`
 }
 
 // TimelineOutput is the structured result of timeline, oldest first.
@@ -249,7 +256,8 @@ func (s *Server) search(ctx context.Context, in SearchInput) (string, SearchOutp
 	text, res, err := s.searchFull(ctx, in)
 	out := SearchOutput{Hits: make([]Row, 0, len(res.Hits)), Total: res.Total}
 	for _, h := range res.Hits {
-		out.Hits = append(out.Hits, Row{ID: h.ID, Time: h.Time, Type: h.Type, Title: h.Title, Project: h.Project, Files: h.Files, State: h.State})
+		out.Hits = append(out.Hits, Row{ID: h.ID, Time: h.Time, Type: h.Type, Title: h.Title, Project: h.Project, Files: h.Files, State: h.State,
+			SupersededBy: h.SupersededBy, Count: h.Count, LastSeen: h.LastSeen})
 	}
 	return text, out, err
 }
@@ -301,7 +309,7 @@ func searchText(p memory.SearchParams, res memory.SearchResult) string {
 	}
 	mixed := p.Project == "" && spansProjects(res.Hits)
 	for _, h := range res.Hits {
-		line := row(h.ID, h.Time, h.Type, h.Title) + StateMark(h.State)
+		line := row(h.ID, h.Time, h.Type, h.Title) + StateMark(h.State) + SeenMark(h.Count, h.LastSeen)
 		if mixed {
 			line += " · " + h.Project
 		}
@@ -430,7 +438,8 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, Timeli
 		if p.Before == 0 && p.After == 0 && o.ID != anchorID {
 			continue // the anchor alone (the daemon reads 0, 0 as its default)
 		}
-		out.Observations = append(out.Observations, Row{ID: o.ID, Time: o.Time, Type: o.Type, Title: o.Title, Project: o.Project, Files: o.Files(), State: o.State})
+		out.Observations = append(out.Observations, Row{ID: o.ID, Time: o.Time, Type: o.Type, Title: o.Title, Project: o.Project, Files: o.Files(), State: o.State,
+			SupersededBy: o.SupersededBy, Count: o.Count, LastSeen: o.LastSeen})
 	}
 	var b strings.Builder
 	what := "#" + strconv.FormatUint(anchorID, 10)
@@ -458,7 +467,7 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, Timeli
 		if r.ID == res.AnchorID {
 			mark = "> "
 		}
-		b.WriteString(mark + row(r.ID, r.Time, r.Type, r.Title) + StateMark(r.State) + "\n")
+		b.WriteString(mark + row(r.ID, r.Time, r.Type, r.Title) + StateMark(r.State) + SeenMark(r.Count, r.LastSeen) + "\n")
 		ids = append(ids, r.ID)
 	}
 	fmt.Fprintf(&b, "Next: get_observations(ids=[%s]) for the full records of the ones that matter.\n", idList(ids[:min(3, len(ids))]))
@@ -630,8 +639,16 @@ func FormatObservation(o *memory.Observation) string {
 		b.WriteString(" · gone: what it saw is no longer in the code")
 	case memory.StateReverted:
 		fmt.Fprintf(&b, " · reverted: undone in its session (#%d)", o.Reverted)
+	case memory.StateSuperseded:
+		fmt.Fprintf(&b, " · superseded by #%d: a later observation says what is true now", o.SupersededBy)
 	case memory.StateWrong:
 		b.WriteString(" · marked wrong by a person: not a fact")
+	}
+	if len(o.Supersedes) > 0 {
+		b.WriteString(" · supersedes " + hashList(o.Supersedes))
+	}
+	if o.Count > 1 {
+		fmt.Fprintf(&b, " · seen %d times, last %s", o.Count, fmtTime(o.LastTime()))
 	}
 	b.WriteString("\n")
 	if o.Subtitle != "" {
@@ -692,8 +709,19 @@ func StateMark(state string) string {
 		return " [reverted]"
 	case memory.StateWrong:
 		return " [marked wrong]"
+	case memory.StateSuperseded:
+		return " [superseded]"
 	}
 	return ""
+}
+
+// SeenMark says, after a row, how many times the same fact was seen and
+// when last ("" when once).
+func SeenMark(count int, last time.Time) string {
+	if count <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (seen %d×, last %s)", count, fmtTime(last))
 }
 
 func row(id uint64, t time.Time, typ, title string) string {

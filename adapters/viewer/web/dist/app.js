@@ -226,7 +226,7 @@ class Viewer {
             this.select(0);
     }
     hitRow(h) {
-        const node = el("div", "row", undefined, el("span", `type t-${h.type}`, h.type), el("span", "title", h.title, stateBadge(h.state)), el("span", "meta", [h.project, h.host, h.author ? `by ${h.author}` : "", when(h.time), `#${h.id}`].filter(Boolean).join(" · ")), h.snippet ? el("span", "snippet", h.snippet) : null);
+        const node = el("div", "row", undefined, el("span", `type t-${h.type}`, h.type), el("span", "title", h.title, stateBadge(h.state)), el("span", "meta", [h.project, h.host, h.author ? `by ${h.author}` : "", when(h.time), seen(h.count, h.lastSeen), `#${h.id}`].filter(Boolean).join(" · ")), h.snippet ? el("span", "snippet", h.snippet) : null);
         node.dataset.id = String(h.id);
         const row = { key: `o${h.id}`, node, id: h.id, time: h.time, open: () => void this.openRecord(h.id) };
         node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
@@ -283,7 +283,7 @@ class Viewer {
         const edits = el("ul", "edits");
         for (const e of o.edits ?? [])
             edits.append(el("li", undefined, `until ${when(e.time)}: ${e.title}${e.narrative ? " — " + e.narrative : ""}`));
-        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.origin ? `by ${o.origin.author} (team)` : "", o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")), o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null, o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null, o.state === "wrong" ? el("p", "state-note s-wrong", "Marked wrong: kept, but never given to an agent as a fact.") : null, o.state === "reverted" ? el("p", "state-note s-reverted", `Undone in its session (#${o.reverted ?? ""}): a dead end, never given as a fact.`) : null, o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), edits.childElementCount ? section("Before it was corrected", edits) : null, el("p", "actions", undefined, correct, pin, wrong, forget, around, session)));
+        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.origin ? `by ${o.origin.author} (team)` : "", o.tool, when(o.time), seen(o.count, o.lastSeen), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")), o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null, o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null, o.state === "wrong" ? el("p", "state-note s-wrong", "Marked wrong: kept, but never given to an agent as a fact.") : null, o.state === "reverted" ? el("p", "state-note s-reverted", `Undone in its session (#${o.reverted ?? ""}): a dead end, never given as a fact.`) : null, o.state === "superseded" ? el("p", "state-note s-superseded", `Superseded by #${o.supersededBy ?? ""}: a later record says what is true now; the next sessions are given that one.`) : null, o.supersedes?.length ? el("p", "state-note", `Supersedes ${o.supersedes.map((id) => `#${id}`).join(", ")}.`) : null, o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), edits.childElementCount ? section("Before it was corrected", edits) : null, el("p", "actions", undefined, correct, pin, wrong, forget, around, session)));
     }
     // correctForm lets a person correct a record's title and text; the
     // memory keeps what it said before.
@@ -528,12 +528,17 @@ class Viewer {
         this.addRow(row, true);
     }
 }
-// stateBadge marks a record whose code changed or is gone since.
+// stateBadge marks a record whose code changed or is gone since, or that
+// was superseded, undone or marked wrong.
 function stateBadge(state) {
-    const text = { changed: " changed since", gone: " gone", reverted: " reverted", wrong: " marked wrong" };
+    const text = { changed: " changed since", gone: " gone", reverted: " reverted", wrong: " marked wrong", superseded: " superseded" };
     if (!state || !text[state])
         return null;
     return el("span", `state s-${state}`, text[state]);
+}
+// seen says how many times the same fact was seen, and when last ("" when once).
+function seen(count, last) {
+    return count && count > 1 ? `seen ${count}×, last ${when(last)}` : "";
 }
 function fill(sel, values, all) {
     const keep = sel.value;

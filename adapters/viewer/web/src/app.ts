@@ -7,6 +7,7 @@
 interface Hit {
   id: number; title: string; type: string; project: string; host?: string; author?: string;
   time: string; files: string[]; score: number; snippet: string; state?: string;
+  supersededBy?: number; count?: number; lastSeen?: string;
 }
 interface Observation {
   id: number; contentSessionId: string; promptNumber: number; project: string; type: string;
@@ -18,6 +19,8 @@ interface Observation {
   pinned?: boolean;
   state?: string;
   reverted?: number;
+  supersededBy?: number; supersedes?: number[];
+  count?: number; lastSeen?: string;
   wrong?: boolean;
   edits?: { time: string; title: string; subtitle?: string; narrative?: string; facts?: string[] }[];
 }
@@ -228,7 +231,7 @@ class Viewer {
       undefined,
       el("span", `type t-${h.type}`, h.type),
       el("span", "title", h.title, stateBadge(h.state)),
-      el("span", "meta", [h.project, h.host, h.author ? `by ${h.author}` : "", when(h.time), `#${h.id}`].filter(Boolean).join(" · ")),
+      el("span", "meta", [h.project, h.host, h.author ? `by ${h.author}` : "", when(h.time), seen(h.count, h.lastSeen), `#${h.id}`].filter(Boolean).join(" · ")),
       h.snippet ? el("span", "snippet", h.snippet) : null);
     node.dataset.id = String(h.id);
     const row: Row = { key: `o${h.id}`, node, id: h.id, time: h.time, open: () => void this.openRecord(h.id) };
@@ -284,11 +287,13 @@ class Viewer {
     for (const e of o.edits ?? []) edits.append(el("li", undefined, `until ${when(e.time)}: ${e.title}${e.narrative ? " — " + e.narrative : ""}`));
     this.detail.replaceChildren(...nodes(
       el("h2", undefined, o.title),
-      el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.origin ? `by ${o.origin.author} (team)` : "", o.tool, when(o.time), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")),
+      el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.origin ? `by ${o.origin.author} (team)` : "", o.tool, when(o.time), seen(o.count, o.lastSeen), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")),
       o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null,
       o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null,
       o.state === "wrong" ? el("p", "state-note s-wrong", "Marked wrong: kept, but never given to an agent as a fact.") : null,
       o.state === "reverted" ? el("p", "state-note s-reverted", `Undone in its session (#${o.reverted ?? ""}): a dead end, never given as a fact.`) : null,
+      o.state === "superseded" ? el("p", "state-note s-superseded", `Superseded by #${o.supersededBy ?? ""}: a later record says what is true now; the next sessions are given that one.`) : null,
+      o.supersedes?.length ? el("p", "state-note", `Supersedes ${o.supersedes.map((id) => `#${id}`).join(", ")}.`) : null,
       o.subtitle ? el("p", "subtitle", o.subtitle) : null,
       o.request ? section("Asked", el("blockquote", undefined, o.request)) : null,
       o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null,
@@ -545,11 +550,17 @@ class Viewer {
   }
 }
 
-// stateBadge marks a record whose code changed or is gone since.
+// stateBadge marks a record whose code changed or is gone since, or that
+// was superseded, undone or marked wrong.
 function stateBadge(state?: string): HTMLElement | null {
-  const text: Record<string, string> = { changed: " changed since", gone: " gone", reverted: " reverted", wrong: " marked wrong" };
+  const text: Record<string, string> = { changed: " changed since", gone: " gone", reverted: " reverted", wrong: " marked wrong", superseded: " superseded" };
   if (!state || !text[state]) return null;
   return el("span", `state s-${state}`, text[state]);
+}
+
+// seen says how many times the same fact was seen, and when last ("" when once).
+function seen(count?: number, last?: string): string {
+  return count && count > 1 ? `seen ${count}×, last ${when(last)}` : "";
 }
 
 function fill(sel: HTMLSelectElement, values: string[], all: string): void {
