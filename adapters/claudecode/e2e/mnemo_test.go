@@ -60,7 +60,13 @@ func (h *world) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 		t.Fatalf("mnemo %s: %v\n%s", strings.Join(mnemoInstallArgs, " "), err, out)
 	}
 	harness.StopDaemonAtEnd(t, h.MnemoHome, mnemoBin, h.mnemo)
+	h.checkHooks(t, hookBin)
+}
 
+// checkHooks checks that $HOME/.claude/settings.json runs hookBin at every
+// stage.
+func (h *world) checkHooks(t *testing.T, hookBin string) {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join(h.Home, ".claude", "settings.json"))
 	if err != nil {
 		t.Fatalf("settings written by mnemo install: %v", err)
@@ -115,7 +121,15 @@ func TestMnemoRecallAcrossSessions(t *testing.T) {
 		}
 	}
 	h.waitForContext(t, mnemoBin, "calc.py")
+	h.recallsCalc(t, first)
+	harness.CheckLogs(t, h.MnemoHome, false)
+}
 
+// recallsCalc runs a second session in the project and checks that its
+// first model request holds a <mnemo-context> naming calc.py, which the
+// first session fixed.
+func (h *world) recallsCalc(t *testing.T, first *cliRun) {
+	t.Helper()
 	if err := h.srv.Register(modelserver.Script{Name: "recall", Steps: []modelserver.Step{
 		{Text: "Last time we fixed add and mul in calc.py."},
 	}}); err != nil {
@@ -137,7 +151,66 @@ func TestMnemoRecallAcrossSessions(t *testing.T) {
 	case !strings.Contains(block, "calc.py"):
 		t.Errorf("session 2's <mnemo-context> does not name calc.py:\n%s", block)
 	}
+}
+
+// TestSetupThenRecall: on a fresh HOME where Claude Code is on PATH,
+// `mnemo setup --yes` wires it (and says where), `mnemo doctor` is green,
+// the next real session gets Mnemo's context, and `mnemo setup --undo`
+// gives the person's settings file back byte for byte.
+func TestSetupThenRecall(t *testing.T) {
+	h := newHarness(t)
+	mnemoBin, hookBin := harness.Mnemo(t, h.root)
+	h.path = append(h.path, filepath.Dir(mnemoBin), filepath.Dir(h.cli))
+	// The person's own settings, in their own formatting.
+	settings := filepath.Join(h.Home, ".claude", "settings.json")
+	mine := "{\n\t\"theme\": \"dark\",\n\t\"permissions\": {\"allow\": [\"Bash(ls:*)\", \"Read\"]}\n}"
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The e2e runs offline, where the model cannot be fetched: the
+	// weights `just test` installed stand for a model already there, and
+	// setup says so; without them, setup is told to leave the model.
+	args := []string{"setup", "--yes"}
+	if models := filepath.Join(h.root, ".cache", "models"); dirExists(filepath.Join(models, "use-lite")) {
+		h.extraEnv = append(h.extraEnv, "MNEMO_MODELS="+models)
+	} else {
+		t.Logf("no model in %s: setup runs with --no-model", models)
+		args = append(args, "--no-model")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := harness.Command(ctx, h.Project, h.env(), mnemoBin, args...)
+	if err != nil {
+		t.Fatalf("mnemo setup --yes: %v\n%s", err, out)
+	}
+	harness.StopDaemonAtEnd(t, h.MnemoHome, mnemoBin, h.mnemo)
+	if !strings.Contains(out, "Claude Code") || !strings.Contains(out, settings+": hooks installed") {
+		t.Errorf("setup does not say it wired Claude Code in %s:\n%s", settings, out)
+	}
+	h.checkHooks(t, hookBin)
+	if out, err := harness.Command(ctx, h.Project, h.env(), mnemoBin, "doctor"); err != nil {
+		t.Errorf("mnemo doctor after setup: %v\n%s", err, out)
+	}
+
+	first := h.runFixCalc(t)
+	h.waitForContext(t, mnemoBin, "calc.py")
+	h.recallsCalc(t, first)
+
+	if out, err := harness.Command(ctx, h.Project, h.env(), mnemoBin, "setup", "--undo"); err != nil {
+		t.Fatalf("mnemo setup --undo: %v\n%s", err, out)
+	}
+	if got, err := os.ReadFile(settings); err != nil || string(got) != mine {
+		t.Errorf("after setup --undo the settings are\n%s\nwant, byte for byte,\n%s (err %v)", got, mine, err)
+	}
 	harness.CheckLogs(t, h.MnemoHome, false)
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // TestMnemoMCPSearch: `mnemo install claude-code` also registers the MCP
