@@ -55,25 +55,31 @@ func pauseCommand(pause bool) *cli.Command {
 	}
 }
 
+// projectFlag reads --project: a folder (cwd, made absolute), else a
+// project's name; without it, the working folder.
+func projectFlag(c *cli.Context) (cwd, project string, err error) {
+	switch p := c.String("project"); {
+	case p == "":
+		return mustGetwd(), "", nil
+	default:
+		if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+			abs, err := filepath.Abs(p)
+			return abs, "", err
+		}
+		if strings.ContainsRune(p, filepath.Separator) {
+			return "", "", fmt.Errorf("--project %s: no such folder", p)
+		}
+		return "", p, nil
+	}
+}
+
 // pauseParams reads --project (a folder, else a project's name) and what
 // to pause.
 func pauseParams(c *cli.Context) (memory.PauseParams, error) {
 	var p memory.PauseParams
-	switch project := c.String("project"); {
-	case project == "":
-		p.Cwd = mustGetwd()
-	default:
-		if fi, err := os.Stat(project); err == nil && fi.IsDir() {
-			abs, err := filepath.Abs(project)
-			if err != nil {
-				return p, err
-			}
-			p.Cwd = abs
-		} else if strings.ContainsRune(project, filepath.Separator) {
-			return p, fmt.Errorf("--project %s: no such folder", project)
-		} else {
-			p.Project = project
-		}
+	var err error
+	if p.Cwd, p.Project, err = projectFlag(c); err != nil {
+		return p, err
 	}
 	capture, inject := c.Bool("capture"), c.Bool("inject")
 	switch {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -81,23 +80,9 @@ func teamCommand() *cli.Command {
 // teamParams reads --project: a folder, else a project's name.
 func teamParams(c *cli.Context) (memory.TeamParams, error) {
 	var p memory.TeamParams
-	switch project := c.String("project"); {
-	case project == "":
-		p.Cwd = mustGetwd()
-	default:
-		if fi, err := os.Stat(project); err == nil && fi.IsDir() {
-			abs, err := filepath.Abs(project)
-			if err != nil {
-				return p, err
-			}
-			p.Cwd = abs
-		} else if strings.ContainsRune(project, filepath.Separator) {
-			return p, fmt.Errorf("--project %s: no such folder", project)
-		} else {
-			p.Project = project
-		}
-	}
-	return p, nil
+	var err error
+	p.Cwd, p.Project, err = projectFlag(c)
+	return p, err
 }
 
 func printTeam(w io.Writer, s *memory.TeamStatus) error {

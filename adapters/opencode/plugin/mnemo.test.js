@@ -21,9 +21,15 @@ const RECALL = '<mnemo-context project="proj" source="prompt">- #7 · calc.py: a
 // environment (a temporary HOME; nothing of the real one).
 function world(t, extraEnv = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "mnemo-opencode-"));
-  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const rec = path.join(dir, "rec");
   fs.mkdirSync(rec);
+  t.after(async () => {
+    // A hook run the test did not wait for may still be writing its .done
+    // (after its .json): let it finish (at most 2 s), then remove.
+    const running = () => fs.readdirSync(rec).some((f) => f.endsWith(".tmp") || (f.endsWith(".json") && !fs.existsSync(path.join(rec, f.replace(/\.json$/, ".done")))));
+    for (const until = Date.now() + 2000; Date.now() < until && running(); ) await sleep(10);
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 20 });
+  });
   const env = { PATH: process.env.PATH, HOME: dir, REC_DIR: rec, ...extraEnv };
   return {
     dir,

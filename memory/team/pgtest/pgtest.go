@@ -28,9 +28,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // ErrNoPostgres is returned by Bin when no PostgreSQL binaries are found.
@@ -312,4 +315,38 @@ func (s *Server) makeTLS() error {
 		}
 	}
 	return nil
+}
+
+// Dump is every row of every table of the server's database as text, a
+// line each: what a test scans for what must never reach the server.
+func (s *Server) Dump(ctx context.Context) (string, error) {
+	conn, err := pgx.Connect(ctx, s.URL())
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, `SELECT quote_ident(table_schema) || '.' || quote_ident(table_name) FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`)
+	if err != nil {
+		return "", err
+	}
+	tables, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, name := range tables {
+		rows, err := conn.Query(ctx, `SELECT t::text FROM `+name+` t`)
+		if err != nil {
+			return "", err
+		}
+		texts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return "", err
+		}
+		for _, t := range texts {
+			b.WriteString(t)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String(), nil
 }
