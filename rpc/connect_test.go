@@ -79,8 +79,8 @@ func childDaemonOptions(t *testing.T, home string) rpc.ConnectOptions {
 	t.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	t.Cleanup(func() {
 		for _, pid := range childPIDs(t, home) {
-			_ = terminate(pid)
-			for deadline := time.Now().Add(5 * time.Second); running(pid); {
+			_ = rpc.Terminate(pid)
+			for deadline := time.Now().Add(5 * time.Second); rpc.ProcessAlive(pid); {
 				if time.Now().After(deadline) {
 					t.Errorf("daemon %d did not exit", pid)
 					break

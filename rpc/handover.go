@@ -58,12 +58,12 @@ func handOver(ctx context.Context, o ConnectOptions, hr HelloResult) error {
 	if o.Logger != nil {
 		o.Logger.Info("handing over to a newer daemon", "daemon", hr.ServerVersion, "pid", hr.PID, "client", o.Version)
 	}
-	if err := terminate(hr.PID); err != nil && alive(hr.PID) {
+	if err := Terminate(hr.PID); err != nil && ProcessAlive(hr.PID) {
 		return fmt.Errorf("hand-over: stop the daemon (mnemo %s, pid %d): %w", hr.ServerVersion, hr.PID, err)
 	}
 	sock := SocketPath(o.Home)
 	for delay := time.Millisecond; ; delay = min(2*delay, 20*time.Millisecond) {
-		if !alive(hr.PID) {
+		if !ProcessAlive(hr.PID) {
 			return nil
 		}
 		nc, err := DialSocket(ctx, sock)

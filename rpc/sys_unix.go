@@ -41,13 +41,13 @@ func peerGone(err error) bool {
 	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
-// terminate asks the process pid to exit: SIGTERM, which the daemon
+// Terminate asks the process pid to exit: SIGTERM, which the daemon
 // answers with an orderly stop (it stops accepting, lets queued work
 // finish for a bounded time and closes its store).
-func terminate(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }
+func Terminate(pid int) error { return syscall.Kill(pid, syscall.SIGTERM) }
 
-// alive reports whether the process pid is still there.
-func alive(pid int) bool {
+// ProcessAlive reports whether the process pid is still there.
+func ProcessAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -51,11 +51,11 @@ func peerGone(err error) bool {
 		errors.Is(err, windows.ERROR_BROKEN_PIPE) || errors.Is(err, windows.ERROR_NO_DATA)
 }
 
-// terminate ends the process pid (TerminateProcess), as `mnemo daemon
+// Terminate ends the process pid (TerminateProcess), as `mnemo daemon
 // stop` does on Windows: no signal asks a detached process for an orderly
 // exit, and nothing is lost (every write the daemon acknowledged is
 // fsynced; the next daemon replays Badger's log).
-func terminate(pid int) error {
+func Terminate(pid int) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {
 		return err
@@ -64,9 +64,9 @@ func terminate(pid int) error {
 	return p.Kill()
 }
 
-// alive reports whether the process pid is still there: it can be opened
+// ProcessAlive reports whether the process pid is still there: it can be opened
 // and has no exit code yet (STILL_ACTIVE, 259).
-func alive(pid int) bool {
+func ProcessAlive(pid int) bool {
 	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
 	if err != nil {
 		return false

@@ -309,7 +309,7 @@ func withDaemon(c *cli.Context, start bool, fn func(context.Context, *client.Cli
 	return fn(c.Context, client.New(cl))
 }
 
-// stopDaemon stops the daemon (stopProcess: SIGTERM on Unix, which it
+// stopDaemon stops the daemon (rpc.Terminate: SIGTERM on Unix, which it
 // answers with an orderly shutdown; killed on Windows) and waits up to 10s
 // for its process to be gone.
 func stopDaemon(ctx context.Context, home string, out interface{ Write([]byte) (int, error) }) error {
@@ -333,12 +333,12 @@ func stopDaemon(ctx context.Context, home string, out interface{ Write([]byte) (
 	if err != nil {
 		return err
 	}
-	if err := stopProcess(st.PID); err != nil {
+	if err := rpc.Terminate(st.PID); err != nil {
 		return fmt.Errorf("signal daemon %d: %w", st.PID, err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if !processRunning(st.PID) {
+		if !rpc.ProcessAlive(st.PID) {
 			fmt.Fprintf(out, "daemon %d stopped\n", st.PID)
 			return nil
 		}
