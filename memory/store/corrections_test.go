@@ -151,12 +151,12 @@ func TestCorrectRefusesBadInput(t *testing.T) {
 func TestPinnedComeFirstInContext(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
-	clock := now.AddDate(-1, 0, 0)
-	m := openRecall(t, store.Options{ContextBytes: 2048, Now: func() time.Time { return clock }})
+	clock := newClock(now.AddDate(-1, 0, 0))
+	m := openRecall(t, store.Options{ContextBytes: 2048, Now: clock.Now})
 	old := mustSave(t, m, memory.TypeDiscovery, "The staging database is read-only on Sundays", "backups run all Sunday")
-	clock = now
+	clock.Set(now)
 	for i := range 100 {
-		clock = clock.Add(time.Minute)
+		clock.Add(time.Minute)
 		mustSave(t, m, memory.TypeBugfix, fmt.Sprintf("Fixed bug %03d in cart/line%03d.go", i, i), fmt.Sprintf("bug %d", i))
 	}
 	start := func(csid string) memory.ContextResult {

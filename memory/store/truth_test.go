@@ -83,18 +83,18 @@ func TestTheSameFactIsFolded(t *testing.T) {
 	path := filepath.Join(project, "calc.go")
 	src := "package calc\n\nfunc Add(a, b int) int { return a + b }\n"
 	write(t, path, src)
-	clock := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	m := MustOpen(t, store.Options{InMemory: true, Now: func() time.Time { return clock }})
+	clock := newClock(time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC))
+	m := MustOpen(t, store.Options{InMemory: true, Now: clock.Now})
 	ctx := context.Background()
 	other := filepath.Join(project, "other.go")
 	for i, csid := range []string{"cc-1", "cc-2"} {
-		clock = clock.Add(time.Hour)
+		clock.Add(time.Hour)
 		promptIn(t, m, csid, project, "check calc")
 		if i == 1 {
 			// The second session edits another file first.
 			write(t, other, "package calc\n// y\n")
 			edit(t, m, csid, project, other, "", "// y")
-			clock = clock.Add(time.Minute)
+			clock.Add(time.Minute)
 		}
 		read(t, m, csid, path, src)
 		run(t, m, csid, project, "go test ./...", strings.ReplaceAll(passing, "%s", []string{"0.012s", "0.034s"}[i]), csid+"-test")
@@ -114,8 +114,8 @@ func TestTheSameFactIsFolded(t *testing.T) {
 		t.Fatalf("want 2 records and an edit, got %+v", all(t, m, "calc"))
 	}
 	for _, o := range obs {
-		if o.Count != 2 || !o.LastSeen.Equal(clock) || o.LastSeen.Equal(o.Time) {
-			t.Errorf("#%d %q: count %d, last seen %v (made %v), want 2 and %v", o.ID, o.Title, o.Count, o.LastSeen, o.Time, clock)
+		if o.Count != 2 || !o.LastSeen.Equal(clock.Now()) || o.LastSeen.Equal(o.Time) {
+			t.Errorf("#%d %q: count %d, last seen %v (made %v), want 2 and %v", o.ID, o.Title, o.Count, o.LastSeen, o.Time, clock.Now())
 		}
 	}
 	s, _ := m.Search(ctx, memory.SearchParams{Query: "go test", Project: "calc"})
@@ -149,7 +149,7 @@ func TestTheSameFactIsFolded(t *testing.T) {
 
 	// The file changed: a read of it is a new fact (and the newer read
 	// supersedes the older). An edit made twice is two records.
-	clock = clock.Add(time.Hour)
+	clock.Add(time.Hour)
 	src2 := src + "\nfunc Sub(a, b int) int { return a - b }\n"
 	write(t, path, src2)
 	promptIn(t, m, "cc-3", project, "add sub")
