@@ -142,7 +142,7 @@ e2e-vscode: build
 e2e-opencode: build
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/opencode/e2e/run.sh
 
-# Benchmarks against DESIGN §9's budgets: one table (docs/benchmarks.md explains the rows).
+# Benchmarks against the budgets of docs/architecture.md §9: one table (docs/benchmarks.md explains the rows).
 # Extra flags go to mnemo-bench, e.g. `just bench -sizes 10000` or
 # `just bench -baseline-hook /path/to/older/mnemo-hook` for a side-by-side hook row.
 bench *flags: build

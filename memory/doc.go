@@ -29,7 +29,7 @@
 // end; an Observation is what the memory agent made of events (typed:
 // bugfix, feature, decision…, with facts, files and concepts); a Summary
 // closes a turn. Record is one line of an export. The session-ID rules of
-// DESIGN §5 (one session per contentSessionId, a memory session id only
+// docs/architecture.md §5 (one session per contentSessionId, a memory session id only
 // once the agent reports one, resume only on continuation prompts, …) are
 // stated on the fields that carry them and enforced by memory/store.
 //

@@ -1,6 +1,6 @@
 package memory
 
-// The JSON-RPC methods of the daemon (DESIGN §3), named once for both ends:
+// The JSON-RPC methods of the daemon (docs/architecture.md §3), named once for both ends:
 // cmd/mnemo registers them, and every client calls them by these names: the
 // hook directly, the CLI, MCP and the benchmarks through memory/client. The
 // params and results are the types of this package named beside each.

@@ -47,7 +47,7 @@ func execHook(tb testing.TB, bin, event string, payload []byte) (string, time.Du
 
 // TestHookProcessTiming builds mnemo-hook and runs it 50 times per stage
 // against a live stand-in daemon, start to exit, and logs the median and
-// the maximum (DESIGN §9's budget: p50 ≤ 5 ms with the daemon warm). The
+// the maximum (docs/architecture.md §9's budget: p50 ≤ 5 ms with the daemon warm). The
 // numbers are reported, not asserted (they depend on the machine's load;
 // `just bench` runs BenchmarkHookProcess); what is asserted is that every
 // run exits 0 with the right answer and is delivered.

@@ -8,7 +8,7 @@ import (
 
 const module = "github.com/mnemo-dev/mnemo"
 
-// The dependency direction of STYLE.md: rpc and vector import no package of
+// The dependency direction of docs/architecture.md §11: rpc and vector import no package of
 // ours; memory is the domain and imports only the standard library; the
 // Badger engine (memory/store) and the agents sit on top of it; nothing in
 // memory imports rpc or an adapter, but for memory/client, the typed client

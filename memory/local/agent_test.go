@@ -279,7 +279,7 @@ func TestLocalGolden(t *testing.T) {
 	}
 }
 
-// The rules DESIGN §6 states hold for every golden session: every
+// The rules docs/architecture.md §6 states hold for every golden session: every
 // observation keeps the request of its turn, names files relative to the
 // project, and every summary names the files its turn touched; the agent
 // is deterministic, and one Run over a whole turn makes what one Run per

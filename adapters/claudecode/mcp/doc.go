@@ -2,7 +2,7 @@
 // served by `mnemo mcp` over stdio with the official Go SDK
 // (github.com/modelcontextprotocol/go-sdk).
 //
-// The tools follow the progressive disclosure of DESIGN §7, and their
+// The tools follow the progressive disclosure of docs/architecture.md §7, and their
 // descriptions teach it to the agent:
 //
 //	search            a compact index, one line per observation: #id · time · type · title
