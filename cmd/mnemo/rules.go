@@ -68,26 +68,26 @@ func (r *rulesRefresher) Close() {
 	r.wg.Wait()
 }
 
-// ended tells the refresher that a session answered a stage event:
-// SessionEnd, or Stop (the end of a session for hosts that have no
-// SessionEnd). It returns at once.
-func (r *rulesRefresher) ended(csid, event string) {
+// ended tells the refresher that a session answered a stage:
+// memory.StageSessionEnd, or memory.StageStop (the end of a session for
+// hosts that have no SessionEnd). It returns at once.
+func (r *rulesRefresher) ended(csid, stage string) {
 	if r.ctx.Err() != nil {
 		return
 	}
-	r.wg.Go(func() { r.schedule(csid, event) })
+	r.wg.Go(func() { r.schedule(csid, stage) })
 }
 
 // schedule finds the session's project and, when one of its rules files
 // has Mnemo's markers, refreshes them: now, or rulesEvery after the
 // project's last refresh. One refresh at a time is scheduled per project;
 // it serves every session that ends before it starts.
-func (r *rulesRefresher) schedule(csid, event string) {
+func (r *rulesRefresher) schedule(csid, stage string) {
 	sess, err := r.mem.Session(r.ctx, csid)
 	if err != nil || sess.Cwd == "" {
 		return
 	}
-	if event == claudecode.EventStop && hasSessionEnd(sess.Platform) {
+	if stage == memory.StageStop && hasSessionEnd(sess.Platform) {
 		return // its SessionEnd will come
 	}
 	if r.mem.PausedFor(sess.Project).Inject {
@@ -167,7 +167,7 @@ func hasSessionEnd(platform string) bool {
 		return true // an editor's sessions: its own Stop is no end
 	}
 	for _, stage := range h.Events {
-		if stage == claudecode.EventSessionEnd {
+		if stage == memory.StageSessionEnd {
 			return true
 		}
 	}

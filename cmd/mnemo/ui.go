@@ -21,21 +21,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/adapters/viewer"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
-
-// MethodViewer starts the daemon's memory viewer if it is not serving
-// yet and returns its address (ViewerResult). It is the daemon's, not the
-// memory's: the viewer is a client of the memory like any other.
-const MethodViewer = "mnemo/viewer"
-
-// ViewerResult is MethodViewer's answer.
-type ViewerResult struct {
-	// URL opens the viewer: it carries the user's token once.
-	URL  string `json:"url"`
-	Port int    `json:"port"`
-}
 
 func uiCommand() *cli.Command {
 	return &cli.Command{
@@ -57,8 +46,8 @@ func uiCommand() *cli.Command {
 				return err
 			}
 			defer cl.Close()
-			var res ViewerResult
-			if err := cl.Call(c.Context, MethodViewer, struct{}{}, &res); err != nil {
+			res, err := client.New(cl).Viewer(c.Context)
+			if err != nil {
 				return fmt.Errorf("start the viewer: %w", err)
 			}
 			if c.Bool("no-open") {
@@ -158,16 +147,16 @@ type viewerHost struct {
 
 // start serves the viewer if it does not serve yet, and returns its
 // address.
-func (v *viewerHost) start() (ViewerResult, error) {
+func (v *viewerHost) start() (memory.ViewerResult, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.url != "" {
-		return ViewerResult{URL: v.url, Port: v.port}, nil
+		return memory.ViewerResult{URL: v.url, Port: v.port}, nil
 	}
 	home := v.m.Home
 	st, err := loadViewerState(home)
 	if err != nil {
-		return ViewerResult{}, err
+		return memory.ViewerResult{}, err
 	}
 	port := st.Port
 	if port == 0 {
@@ -178,13 +167,13 @@ func (v *viewerHost) start() (ViewerResult, error) {
 		// Taken (by another user, or another program): any free port.
 		v.m.Logger.Info("viewer: port taken; taking another", "port", port, "err", err)
 		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
-			return ViewerResult{}, fmt.Errorf("viewer: listen: %w", err)
+			return memory.ViewerResult{}, fmt.Errorf("viewer: listen: %w", err)
 		}
 	}
 	st.Port = ln.Addr().(*net.TCPAddr).Port
 	if err := st.save(home); err != nil {
 		ln.Close()
-		return ViewerResult{}, fmt.Errorf("viewer: %w", err)
+		return memory.ViewerResult{}, fmt.Errorf("viewer: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	rc, stop := v.m.inProcessClient(ctx)
@@ -195,7 +184,7 @@ func (v *viewerHost) start() (ViewerResult, error) {
 		cancel()
 		stop()
 		ln.Close()
-		return ViewerResult{}, err
+		return memory.ViewerResult{}, err
 	}
 	v.cancel, v.done = cancel, make(chan struct{})
 	go func() {
@@ -207,7 +196,7 @@ func (v *viewerHost) start() (ViewerResult, error) {
 	}()
 	v.port, v.url = st.Port, viewer.URL(st.Port, st.Token)
 	v.m.Logger.Info("viewer serving", "addr", ln.Addr().String())
-	return ViewerResult{URL: v.url, Port: v.port}, nil
+	return memory.ViewerResult{URL: v.url, Port: v.port}, nil
 }
 
 // Close stops the viewer, if it serves, and waits for it.
@@ -222,9 +211,9 @@ func (v *viewerHost) Close() {
 	}
 }
 
-// registerViewer serves MethodViewer on a connection of m.
+// registerViewer serves memory.MethodViewer on a connection of m.
 func registerViewer(mux *rpc.Mux, m *Main) {
-	rpc.Handle(mux, MethodViewer, func(ctx context.Context, _ struct{}) (ViewerResult, error) {
+	rpc.Handle(mux, memory.MethodViewer, func(ctx context.Context, _ struct{}) (memory.ViewerResult, error) {
 		return m.viewer.start()
 	})
 }

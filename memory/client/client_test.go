@@ -288,6 +288,7 @@ func TestEachMethodSendsItsNameAndParams(t *testing.T) {
 			return err
 		}},
 		{memory.MethodStatus, nil, func(c *client.Client) error { _, err := c.Status(ctx); return err }},
+		{memory.MethodViewer, nil, func(c *client.Client) error { _, err := c.Viewer(ctx); return err }},
 		{memory.MethodSessions, nil, func(c *client.Client) error { _, err := c.Sessions(ctx); return err }},
 		{memory.MethodDoctor, nil, func(c *client.Client) error { _, err := c.Doctor(ctx); return err }},
 		{memory.MethodReindex, nil, func(c *client.Client) error { _, err := c.Reindex(ctx); return err }},
