@@ -11,9 +11,10 @@ import (
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
 )
 
-// Version is set at build time with -ldflags "-X main.Version=…", as
-// mnemo's is: the hook tells the daemon its version, and an older daemon
-// hands over to the mnemo next to it (rpc.ConnectOptions.Version).
+// Version is set at build time with -ldflags "-X main.Version=…" (mnemo's
+// is cmd/internal/daemon.Version): the hook tells the daemon its version,
+// and an older daemon hands over to the mnemo next to it
+// (rpc.ConnectOptions.Version).
 var Version = "0.1.0-dev"
 
 func main() {

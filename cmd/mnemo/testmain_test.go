@@ -8,6 +8,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 )
 
 // TestMain makes this test binary the two commands under test: run as
@@ -22,7 +23,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"mnemo": main,
 		"mnemo-hook": func() {
-			os.Exit(claudecode.Main(context.Background(), Version, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+			os.Exit(claudecode.Main(context.Background(), daemon.Version, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 	})
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -54,7 +54,10 @@ func newRulesRefresher(mem *store.Memory, log *slog.Logger) *rulesRefresher {
 		mem: mem, log: log, every: rulesEvery, settle: rulesSettle, timeout: rulesTimeout,
 		ctx: ctx, cancel: cancel, last: map[string]time.Time{}, pending: map[string]bool{},
 	}
-	for _, in := range installers() {
+	// The hosts' installers name the rules files. OpenCode's installer,
+	// which cmd/mnemo adds to these, keeps AGENTS.md, Codex's already (a
+	// test of cmd/mnemo holds every installer's file to this list).
+	for _, in := range claudecode.Installers {
 		if in.Rules != "" && !slices.Contains(r.files, in.Rules) {
 			r.files = append(r.files, in.Rules)
 		}
