@@ -50,8 +50,8 @@
 // # Errors
 //
 // ErrInvalid (a *FieldError names the field), ErrNotFound, ErrClosed and
-// ErrSchema are the domain's sentinels, matched with errors.Is. cmd/mnemo
-// maps them to JSON-RPC codes in one table.
+// ErrSchema are the domain's sentinels, matched with errors.Is. The daemon
+// (cmd/internal/daemon) maps them to JSON-RPC codes in one table.
 //
 // # Around it
 //

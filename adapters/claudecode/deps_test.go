@@ -11,7 +11,7 @@ import (
 // millisecond or two and never touch the data directory's lock, so of
 // memory it links only the domain (its params, results and method names,
 // standard library only) and the privacy rules, never the engine, the
-// agents, the vector index or their stores.
+// agents, the vector index or their stores, nor the daemon's runtime.
 func TestHookDeps(t *testing.T) {
 	cmd := exec.Command("go", "list", "-deps", "github.com/mnemo-dev/mnemo/cmd/mnemo-hook")
 	cmd.Env = slices.Concat(goEnv, []string{"GOPROXY=off"})
@@ -37,6 +37,8 @@ func TestHookDeps(t *testing.T) {
 			return true // modelserver, e2e: test tooling
 		case strings.HasPrefix(pkg, "github.com/dgraph-io/"), strings.HasPrefix(pkg, "github.com/philippgille/chromem-go"):
 			return true
+		case strings.HasPrefix(pkg, "github.com/mnemo-dev/mnemo/cmd/") && pkg != "github.com/mnemo-dev/mnemo/cmd/mnemo-hook":
+			return true // the daemon's runtime (cmd/internal/daemon)
 		}
 		return false
 	}

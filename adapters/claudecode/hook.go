@@ -144,6 +144,21 @@ func RunHook(ctx context.Context, cfg HookConfig) int {
 	return 0
 }
 
+// Main is mnemo-hook's program, `mnemo-hook [--host HOST] [EVENT]`, for
+// args without the program's name (ParseArgs): RunHook with the Mnemo home
+// of the environment (rpc.Home) and the mnemo binary next to the hook
+// (DaemonCommand). version is the version stamped into the hook
+// (rpc.ReleaseVersion). It returns the exit status, always 0. cmd/mnemo-hook
+// calls it, and so do cmd/mnemo's tests, whose binary is mnemo-hook too.
+func Main(ctx context.Context, version string, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cfg := HookConfig{Stdin: stdin, Stdout: stdout, Stderr: stderr, Now: time.Now, Version: rpc.ReleaseVersion(version)}
+	cfg.Host, cfg.Event, cfg.ArgsErr = ParseArgs(args)
+	if home, err := rpc.Home(); err == nil {
+		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return DaemonCommand(home) }
+	}
+	return RunHook(ctx, cfg)
+}
+
 // hook is one run of RunHook.
 type hook struct {
 	cfg      HookConfig

@@ -6,14 +6,15 @@ import (
 	"time"
 )
 
-// The Claude Code hook events Mnemo handles.
+// The Claude Code hook events Mnemo handles: the memory's stages, and a
+// failed tool run (a PostToolUse to the memory).
 const (
-	EventSessionStart       = "SessionStart"
-	EventUserPromptSubmit   = "UserPromptSubmit"
-	EventPostToolUse        = "PostToolUse"
+	EventSessionStart       = memory.StageSessionStart
+	EventUserPromptSubmit   = memory.StageUserPromptSubmit
+	EventPostToolUse        = memory.StagePostToolUse
 	EventPostToolUseFailure = "PostToolUseFailure"
-	EventStop               = "Stop"
-	EventSessionEnd         = "SessionEnd"
+	EventStop               = memory.StageStop
+	EventSessionEnd         = memory.StageSessionEnd
 )
 
 // Platform is Claude Code's platform name, the one its sessions are stored under.

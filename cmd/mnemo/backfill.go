@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
@@ -107,7 +108,7 @@ func (st backfillState) save(home, host string) error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(path, func(w io.Writer) error {
+	return daemon.ReplaceFile(path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})

@@ -34,7 +34,6 @@ var topLevel = []string{"cmd", "rpc", "memory", "vector", "adapters", "docs"}
 // Lands with house-daemon/house-hosts/house-write; the lead removes this
 // list at merge.
 var pendingPaths = []string{
-	"cmd/internal/daemon",     // house-daemon
 	"adapters/hosts",          // house-hosts
 	"adapters/hosts/hook",     // house-hosts
 	"adapters/hosts/install",  // house-hosts

@@ -19,6 +19,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -124,7 +125,7 @@ func writeSetup(home string, rec setupRecord) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
-	return replaceFile(setupPath(home), func(w io.Writer) error {
+	return daemon.ReplaceFile(setupPath(home), func(w io.Writer) error {
 		_, err := w.Write(append(data, '\n'))
 		return err
 	})
@@ -146,14 +147,14 @@ func runSetup(c *cli.Context, home string) error {
 	if err != nil {
 		return err
 	}
-	rec.Version, rec.Mnemo = 1, Version
+	rec.Version, rec.Mnemo = 1, daemon.Version
 	if rec.Time.IsZero() {
 		rec.Time = time.Now().UTC()
 	}
 
 	// The model first: it is what a fresh machine most likely lacks.
 	if !c.Bool("no-model") {
-		dir := modelsDir(home)
+		dir := daemon.ModelsDir(home)
 		_, notice := vector.DefaultEmbedder(dir)
 		switch err := vector.InstallModel(c.Context, dir, func(msg string) { fmt.Fprintln(c.App.ErrWriter, msg) }); {
 		case err != nil:

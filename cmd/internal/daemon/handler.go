@@ -1,14 +1,14 @@
-package main
+package daemon
 
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
 	"github.com/mnemo-dev/mnemo/adapters/vscode"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
@@ -41,14 +41,14 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 		c.editor.Stop(ctx, &p)
 		r, err := mem.Stop(ctx, p)
 		if err == nil {
-			m.rules.ended(p.ContentSessionID, claudecode.EventStop)
+			m.rules.ended(p.ContentSessionID, memory.StageStop)
 		}
 		return r, err
 	})
 	handle(mux, memory.MethodSessionEnd, func(ctx context.Context, p memory.SessionEndParams) (memory.SessionEndResult, error) {
 		r, err := mem.SessionEnd(ctx, p)
 		if err == nil {
-			m.rules.ended(p.ContentSessionID, claudecode.EventSessionEnd)
+			m.rules.ended(p.ContentSessionID, memory.StageSessionEnd)
 		}
 		return r, err
 	})
@@ -106,6 +106,21 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 
 // Handler serves the connection.
 func (c *connection) Handler() jsonrpc2.Handler { return c.mux.Handler() }
+
+// serve serves rwc with h (the connection's handler, maybe wrapped) and
+// binds the connection for its notifications.
+func (c *connection) serve(ctx context.Context, rwc io.ReadWriteCloser, h jsonrpc2.Handler) jsonrpc2.Conn {
+	conn := rpc.Serve(ctx, rwc, h)
+	c.live.bind(conn)
+	return conn
+}
+
+// Close ends what the connection owns: the watch and the editor session.
+// Close the jsonrpc2 connection first.
+func (c *connection) Close() {
+	c.live.close()
+	c.editor.Close()
+}
 
 // handle registers a memory method, mapping domain errors onto the wire
 // through one table: bad input is invalid params (its text names the

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -54,7 +54,10 @@ func newRulesRefresher(mem *store.Memory, log *slog.Logger) *rulesRefresher {
 		mem: mem, log: log, every: rulesEvery, settle: rulesSettle, timeout: rulesTimeout,
 		ctx: ctx, cancel: cancel, last: map[string]time.Time{}, pending: map[string]bool{},
 	}
-	for _, in := range installers() {
+	// The hosts' installers name the rules files. OpenCode's installer,
+	// which cmd/mnemo adds to these, keeps AGENTS.md, Codex's already (a
+	// test of cmd/mnemo holds every installer's file to this list).
+	for _, in := range claudecode.Installers {
 		if in.Rules != "" && !slices.Contains(r.files, in.Rules) {
 			r.files = append(r.files, in.Rules)
 		}
@@ -68,26 +71,26 @@ func (r *rulesRefresher) Close() {
 	r.wg.Wait()
 }
 
-// ended tells the refresher that a session answered a stage event:
-// SessionEnd, or Stop (the end of a session for hosts that have no
-// SessionEnd). It returns at once.
-func (r *rulesRefresher) ended(csid, event string) {
+// ended tells the refresher that a session answered a stage:
+// memory.StageSessionEnd, or memory.StageStop (the end of a session for
+// hosts that have no SessionEnd). It returns at once.
+func (r *rulesRefresher) ended(csid, stage string) {
 	if r.ctx.Err() != nil {
 		return
 	}
-	r.wg.Go(func() { r.schedule(csid, event) })
+	r.wg.Go(func() { r.schedule(csid, stage) })
 }
 
 // schedule finds the session's project and, when one of its rules files
 // has Mnemo's markers, refreshes them: now, or rulesEvery after the
 // project's last refresh. One refresh at a time is scheduled per project;
 // it serves every session that ends before it starts.
-func (r *rulesRefresher) schedule(csid, event string) {
+func (r *rulesRefresher) schedule(csid, stage string) {
 	sess, err := r.mem.Session(r.ctx, csid)
 	if err != nil || sess.Cwd == "" {
 		return
 	}
-	if event == claudecode.EventStop && hasSessionEnd(sess.Platform) {
+	if stage == memory.StageStop && hasSessionEnd(sess.Platform) {
 		return // its SessionEnd will come
 	}
 	if r.mem.PausedFor(sess.Project).Inject {
@@ -167,7 +170,7 @@ func hasSessionEnd(platform string) bool {
 		return true // an editor's sessions: its own Stop is no end
 	}
 	for _, stage := range h.Events {
-		if stage == claudecode.EventSessionEnd {
+		if stage == memory.StageSessionEnd {
 			return true
 		}
 	}

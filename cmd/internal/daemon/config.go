@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"encoding/json"
@@ -92,20 +92,29 @@ func defaultConfig() Config {
 		SessionTokens: 200_000, DayTokens: 2_000_000, PromptRecall: true, TeamPollMillis: 2000, TeamPushBatch: 200}
 }
 
-// settingsFile is the settings file of a home.
-func settingsFile(home string) string { return filepath.Join(home, "settings.json") }
+// SettingsFile is the settings file of a home.
+func SettingsFile(home string) string { return filepath.Join(home, "settings.json") }
 
-// loadConfig reads the settings file and the environment over the
+// ModelsDir is where the embedding model lives: $MNEMO_MODELS, else
+// <home>/models.
+func ModelsDir(home string) string {
+	if d := os.Getenv("MNEMO_MODELS"); d != "" {
+		return d
+	}
+	return filepath.Join(home, "models")
+}
+
+// LoadConfig reads the settings file and the environment over the
 // defaults. It returns where each value came from ("default", the file, or
 // the variable). An unreadable or invalid file is an error naming it.
-func loadConfig(home string) (Config, map[string]string, error) {
+func LoadConfig(home string) (Config, map[string]string, error) {
 	c := defaultConfig()
 	source := map[string]string{}
 	t := reflect.TypeOf(c)
 	for i := range t.NumField() {
 		source[t.Field(i).Tag.Get("json")] = "default"
 	}
-	path := settingsFile(home)
+	path := SettingsFile(home)
 	b, err := os.ReadFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -143,7 +152,7 @@ func loadConfig(home string) (Config, map[string]string, error) {
 			}
 			field.SetInt(int64(n))
 		case reflect.Slice:
-			field.Set(reflect.ValueOf(splitList(val)))
+			field.Set(reflect.ValueOf(SplitList(val)))
 		case reflect.Bool:
 			b, err := strconv.ParseBool(val)
 			if err != nil {
@@ -172,8 +181,8 @@ func loadConfig(home string) (Config, map[string]string, error) {
 	return c, source, nil
 }
 
-// describe lists the settings in force, one per line, with their sources.
-func (c Config) describe(source map[string]string) []string {
+// Describe lists the settings in force, one per line, with their sources.
+func (c Config) Describe(source map[string]string) []string {
 	var out []string
 	v := reflect.ValueOf(c)
 	t := v.Type()
@@ -204,7 +213,7 @@ func savePaused(home string, paused map[string]string) error {
 // saveSettings writes keys into the settings file of home (a nil value
 // removes its key), keeping every other setting, as savePaused does.
 func saveSettings(home string, keys map[string]any) error {
-	path := settingsFile(home)
+	path := SettingsFile(home)
 	settings := map[string]json.RawMessage{}
 	b, err := os.ReadFile(path)
 	switch {
@@ -234,7 +243,7 @@ func saveSettings(home string, keys map[string]any) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
-	if err := replaceFile(path, func(w io.Writer) error {
+	if err := ReplaceFile(path, func(w io.Writer) error {
 		_, err := w.Write(append(out, '\n'))
 		return err
 	}); err != nil {

@@ -1,8 +1,7 @@
-package main
+package daemon
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"sync"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/store"
-	"github.com/mnemo-dev/mnemo/rpc"
 )
 
 // liveChanges tells one connection the memory's changes once it asked
@@ -74,19 +72,4 @@ func (l *liveChanges) send(changes <-chan memory.Change) {
 func (l *liveChanges) close() {
 	l.cancel()
 	l.wg.Wait()
-}
-
-// serve serves rwc with h (the connection's handler, maybe wrapped) and
-// binds the connection for its notifications.
-func (c *connection) serve(ctx context.Context, rwc io.ReadWriteCloser, h jsonrpc2.Handler) jsonrpc2.Conn {
-	conn := rpc.Serve(ctx, rwc, h)
-	c.live.bind(conn)
-	return conn
-}
-
-// Close ends what the connection owns: the watch and the editor session.
-// Close the jsonrpc2 connection first.
-func (c *connection) Close() {
-	c.live.close()
-	c.editor.Close()
 }

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"bytes"
@@ -63,9 +63,9 @@ func TestRulesRefreshDebounce(t *testing.T) {
 	const every = 2 * time.Second
 	m.rules.every = every
 
-	rc, stop := m.inProcessClient(ctx)
-	defer stop()
-	cl := client.New(rc)
+	conn := m.Connect(ctx)
+	defer conn.Close()
+	cl := client.New(conn.Client)
 	save := func(text string) {
 		t.Helper()
 		if _, err := cl.Save(ctx, memory.SaveParams{Text: text, Title: text, Cwd: project}); err != nil {
@@ -108,6 +108,11 @@ func TestRulesRefreshDebounce(t *testing.T) {
 	ended := time.Now() // the first refresh starts after this
 	end("codex:1")
 	waitFor("alpha decision")
+	// The refresh logs once its file is in place (renamed, the folder
+	// synced): the line may come a little after the text.
+	for deadline := time.Now().Add(5 * time.Second); log.count(`msg="rules file refreshed"`) == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if n := log.count(`msg="rules file refreshed"`); n != 1 {
 		t.Fatalf("%d refreshes after one end, want 1", n)
 	}

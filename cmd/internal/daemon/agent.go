@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -28,8 +28,8 @@ func agentOptions(cfg Config, home string, log *slog.Logger) observer.Options {
 	}
 }
 
-// checkAgent says whether the configured memory agent can run.
-func checkAgent(ctx context.Context, cfg Config, home string) error {
+// CheckAgent says whether the configured memory agent can run.
+func CheckAgent(ctx context.Context, cfg Config, home string) error {
 	if cfg.Agent == observer.KindLocal {
 		return nil
 	}
