@@ -28,6 +28,7 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "memory/privacy", forbidden: []string{""}, allowed: []string{"memory/privacy"}, stdlib: true},
 		{pkg: "memory/local", forbidden: []string{""}, allowed: []string{"memory", "memory/local"}, stdlib: true},
 		{pkg: "memory/rules", forbidden: []string{""}, allowed: []string{"memory/rules"}, stdlib: true},
+		{pkg: "memory/atomicfile", forbidden: []string{""}, allowed: []string{"memory/atomicfile"}, stdlib: true},
 		{pkg: "memory/client", forbidden: []string{""}, allowed: []string{"memory", "memory/client", "rpc"}},
 		{pkg: "memory/store", forbidden: []string{"rpc", "adapters"}},
 		{pkg: "memory/team", forbidden: []string{"rpc", "adapters", "memory/store", "vector", "memory/observer"}},
