@@ -117,3 +117,28 @@ func onlyFile(t *testing.T, dir, name string) {
 		t.Errorf("the folder holds %v, want only %s", names, name)
 	}
 }
+
+// What the folder's sync costs a small file's replacement (settings.json,
+// setup.json): `go test -run - -bench . ./memory/atomicfile`.
+func BenchmarkWriteFile(b *testing.B) {
+	data := bytes.Repeat([]byte("{\"k\": 1}\n"), 200) // 1.8 KB
+	for _, bb := range []struct {
+		name   string
+		folder func(string) error
+	}{
+		{"file and folder synced", SyncDir},
+		{"file synced only", func(string) error { return nil }},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "settings.json")
+			d := syncDir
+			syncDir = bb.folder
+			defer func() { syncDir = d }()
+			for b.Loop() {
+				if err := WriteFile(path, data, 0o600); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
