@@ -16,7 +16,9 @@ const module = "github.com/mnemo-dev/mnemo"
 // memory imports rpc or an adapter, but for memory/client, the typed client
 // of the daemon, which imports memory and rpc and nothing else of ours; the
 // adapters never import each other, and the hook's adapter links the domain
-// but never the engine.
+// but never the engine; the editor and the viewer reach the memory through
+// an interface of their own, so they link the domain alone; the OpenCode
+// plugin's installer links nothing of ours but the atomic write.
 func TestDependencyDirection(t *testing.T) {
 	rules := []struct {
 		pkg       string
@@ -35,7 +37,9 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "memory/store", forbidden: []string{"rpc", "adapters"}},
 		{pkg: "memory/team", forbidden: []string{"rpc", "adapters", "memory/store", "vector", "memory/observer"}},
 		{pkg: "memory/observer", forbidden: []string{"rpc", "adapters", "memory/store", "vector"}},
-		{pkg: "adapters/vscode", forbidden: []string{"adapters/claudecode"}},
+		{pkg: "adapters/vscode", forbidden: []string{"adapters", "memory", "vector"}, allowed: []string{"adapters/vscode", "memory", "memory/privacy"}},
+		{pkg: "adapters/viewer", forbidden: []string{"adapters", "memory", "vector"}, allowed: []string{"adapters/viewer", "memory"}},
+		{pkg: "adapters/opencode", forbidden: []string{""}, allowed: []string{"adapters/opencode", "memory/atomicfile"}},
 		{pkg: "adapters/claudecode", forbidden: []string{"adapters/vscode", "memory", "vector"}, allowed: []string{"memory", "memory/privacy", "memory/atomicfile"}},
 		{pkg: "adapters/claudemem", forbidden: []string{"adapters", "memory", "rpc", "vector"}, allowed: []string{"adapters/claudemem", "memory", "memory/privacy"}},
 		{pkg: "adapters/claudecode/mcp", forbidden: []string{"adapters/vscode", "memory/store", "vector"}},
