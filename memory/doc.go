@@ -40,6 +40,14 @@
 // (mnemo/pin), or forgotten (mnemo/forget); corrections.go. A project, or
 // one session (PauseEnv), can pause capture, injection or both; pause.go.
 //
+// # How records read
+//
+// The text rules of a record (Clip, FirstLine, FirstNonEmpty, Dedupe;
+// text.go) are shared by the agents that write records and the engine that
+// writes its own. A record reads the same wherever it is shown, the CLI or
+// the MCP tools: Observation.Markdown, and StateMark and SeenMark after a
+// row of a listing (format.go).
+//
 // # The agents
 //
 // An Agent turns queued events into observations and summaries. Its

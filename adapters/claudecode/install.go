@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/memory/atomicfile"
 )
 
 // HookBinary is the base name of the hook executable (mnemo-hook.exe on
@@ -364,7 +366,7 @@ func editFile(path string, now func() time.Time, drop func(root object) bool, ch
 		if err := os.Remove(real); err != nil {
 			return r, fmt.Errorf("settings: %w", err)
 		}
-		if err := syncDir(filepath.Dir(real)); err != nil {
+		if err := atomicfile.SyncDir(filepath.Dir(real)); err != nil {
 			return r, fmt.Errorf("settings: fsync folder: %w", err)
 		}
 		r.Changed, r.Deleted = true, true
@@ -531,38 +533,14 @@ func backup(path string, data []byte, mode fs.FileMode, now time.Time) (string, 
 	}
 }
 
-// writeAtomic replaces path with data: a temporary file in the same
-// folder, written, chmod'ed, fsynced and renamed over path, then the
-// folder fsynced.
+// writeAtomic replaces path with data (atomicfile.WriteFile), making its
+// folder first.
 func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("settings: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("settings: %w", err)
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
+	if err := atomicfile.WriteFile(path, data, mode); err != nil {
 		return fmt.Errorf("settings: write %s: %w", path, err)
-	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("settings: fsync folder: %w", err)
 	}
 	return nil
 }

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/memory/atomicfile"
 )
 
 // ErrCorruptSpool matches the *CorruptSpoolError of TakeSpool and
@@ -86,7 +88,7 @@ func appendOnce(path string, line []byte) (bool, error) {
 		return false, fmt.Errorf("spool: fsync: %w", err)
 	}
 	if created {
-		if err := syncDir(filepath.Dir(path)); err != nil {
+		if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
 			return false, fmt.Errorf("spool: fsync folder: %w", err)
 		}
 	}
@@ -199,7 +201,7 @@ func TakeSpool(path string) (entries []SpoolEntry, done func() error, err error)
 			}
 		}
 		if len(files) > 0 {
-			if err := syncDir(dir); err != nil {
+			if err := atomicfile.SyncDir(dir); err != nil {
 				errs = append(errs, fmt.Errorf("spool: fsync folder: %w", err))
 			}
 		}
@@ -243,7 +245,7 @@ func takeLive(path string) error {
 			if err := os.Rename(path, to); err != nil {
 				return false, fmt.Errorf("spool: %w", err)
 			}
-			if err := syncDir(filepath.Dir(path)); err != nil {
+			if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
 				return false, fmt.Errorf("spool: fsync folder: %w", err)
 			}
 			return true, nil

@@ -28,14 +28,3 @@ func flock(f *os.File, how int) error {
 		}
 	}
 }
-
-// syncDir fsyncs the folder dir, so that a file created or renamed in it
-// survives a crash.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
-}

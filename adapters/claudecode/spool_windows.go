@@ -62,7 +62,3 @@ func lockFile(f *os.File) error {
 func unlockFile(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, ^uint32(0), ^uint32(0), new(windows.Overlapped))
 }
-
-// syncDir does nothing: Windows has no fsync of a folder (a folder's handle
-// cannot be flushed), and NTFS journals the creation and renaming of files.
-func syncDir(string) error { return nil }

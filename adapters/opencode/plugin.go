@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/mnemo-dev/mnemo/memory/atomicfile"
 )
 
 // pluginJS is plugin/mnemo.js as it is in the repository: its
@@ -187,33 +189,13 @@ func Uninstall(path string) (Result, error) {
 	return r, nil
 }
 
-// writeFile replaces path with data atomically: a temporary file in the
-// same folder, fsynced, renamed over path.
+// writeFile replaces path with data (atomicfile.WriteFile), making its
+// folder first.
 func writeFile(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("plugin: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("plugin: %w", err)
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
 		return fmt.Errorf("plugin: write %s: %w", path, err)
 	}
 	return nil

@@ -43,6 +43,10 @@
 // ends no session (the saves still in a window are remembered all the
 // same).
 //
+// The editor reaches the memory through Memory (session.go), the stages it
+// calls and the names of what an edit touched, which the daemon's
+// *store.Memory provides: it links the domain, never the engine.
+//
 // The files follow the mapping: lsp.go registers the methods on an rpc.Mux
 // and holds what is LSP's (the params decoder, the capabilities, URIs);
 // session.go is the session's lifecycle (initialize, Stop, shutdown, the

@@ -13,7 +13,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
 	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
@@ -67,7 +66,7 @@ func searchCommand() *cli.Command {
 					if h.Author != "" {
 						by = "  (" + h.Author + ")"
 					}
-					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, mcp.StateMark(h.State)+mcp.SeenMark(h.Count, h.LastSeen), by)
+					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, memory.StateMark(h.State)+memory.SeenMark(h.Count, h.LastSeen), by)
 					if h.Snippet != "" && h.Snippet != h.Title {
 						fmt.Fprintf(tw, "\t\t\t\t  %s\n", h.Snippet)
 					}
@@ -107,7 +106,7 @@ func timelineCommand() *cli.Command {
 					if o.ID == r.AnchorID {
 						mark = ">"
 					}
-					fmt.Fprintf(w, "%s #%d  %s  %-10s %s%s\n", mark, o.ID, o.Time.Local().Format("2006-01-02 15:04"), o.Type, o.Title, mcp.StateMark(o.State)+mcp.SeenMark(o.Count, o.LastSeen))
+					fmt.Fprintf(w, "%s #%d  %s  %-10s %s%s\n", mark, o.ID, o.Time.Local().Format("2006-01-02 15:04"), o.Type, o.Title, memory.StateMark(o.State)+memory.SeenMark(o.Count, o.LastSeen))
 				}
 				return nil
 			})
@@ -135,7 +134,7 @@ func getCommand() *cli.Command {
 					if i > 0 {
 						fmt.Fprintln(w)
 					}
-					io.WriteString(w, mcp.FormatObservation(&o))
+					io.WriteString(w, o.Markdown())
 				}
 				for _, id := range r.Missing {
 					fmt.Fprintf(w, "#%d: no such observation\n", id)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
 	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
@@ -144,7 +143,7 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "=== mnemo get (a full record) ===\n\n")
 		for _, o := range full.Observations {
-			io.WriteString(w, mcp.FormatObservation(&o))
+			io.WriteString(w, o.Markdown())
 		}
 	}
 	return nil

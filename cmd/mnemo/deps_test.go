@@ -10,15 +10,18 @@ import (
 const module = "github.com/mnemo-dev/mnemo"
 
 // The dependency direction of docs/architecture.md §11: rpc and vector import no package of
-// ours; memory is the domain and imports only the standard library; the
+// ours (but vector the leaf memory/atomicfile, which imports only the
+// standard library: docs/decisions.md, "One atomic file write"); memory is
+// the domain and imports only the standard library; the
 // Badger engine (memory/store) and the agents sit on top of it; nothing in
 // memory imports rpc or an adapter, but for memory/client, the typed client
 // of the daemon, which imports memory and rpc and nothing else of ours; the
 // adapters never import each other, and the hook's adapter links the domain
 // but never the engine; the daemon's runtime (cmd/internal/daemon) may use
 // all of them, and the commands (cmd/mnemo) reach the engine only through
-// it or the client. Every package of the module has a rule: the last
-// subtest fails for one that has none.
+// it or the client; the editor and the viewer reach the memory through
+// an interface of their own, so they link the domain alone. Every package
+// of the module has a rule: the last subtest fails for one that has none.
 func TestDependencyDirection(t *testing.T) {
 	rules := []struct {
 		pkg       string   // a package, or a pattern of them ("..." matches any text)
@@ -28,26 +31,25 @@ func TestDependencyDirection(t *testing.T) {
 		direct    bool     // only the package's own imports are held to the rule, not all it links
 	}{
 		{pkg: "rpc", forbidden: []string{""}, allowed: []string{"rpc/..."}},
-		{pkg: "vector", forbidden: []string{""}, allowed: []string{"vector/..."}},
+		{pkg: "vector", forbidden: []string{""}, allowed: []string{"vector/...", "memory/atomicfile"}},
 		{pkg: "memory", forbidden: []string{""}, allowed: []string{"memory"}, stdlib: true},
 		{pkg: "memory/privacy", forbidden: []string{""}, allowed: []string{"memory/privacy"}, stdlib: true},
 		{pkg: "memory/local", forbidden: []string{""}, allowed: []string{"memory", "memory/local"}, stdlib: true},
-		{pkg: "memory/rules", forbidden: []string{""}, allowed: []string{"memory/rules"}, stdlib: true},
+		{pkg: "memory/rules", forbidden: []string{""}, allowed: []string{"memory/rules", "memory/atomicfile"}, stdlib: true},
+		{pkg: "memory/atomicfile", forbidden: []string{""}, allowed: []string{"memory/atomicfile"}, stdlib: true},
 		{pkg: "memory/client", forbidden: []string{""}, allowed: []string{"memory", "memory/client", "rpc"}},
 		{pkg: "memory/store", forbidden: []string{"rpc", "adapters"}},
 		{pkg: "memory/team", forbidden: []string{"rpc", "adapters", "memory/store", "vector", "memory/observer"}},
 		{pkg: "memory/observer", forbidden: []string{"rpc", "adapters", "memory/store", "vector"}},
-		{pkg: "adapters/vscode", forbidden: []string{"adapters/claudecode"}},
-		{pkg: "adapters/claudecode", forbidden: []string{"adapters/vscode", "memory", "vector"}, allowed: []string{"memory", "memory/privacy"}},
+		{pkg: "adapters/vscode", forbidden: []string{"adapters", "memory", "vector"}, allowed: []string{"adapters/vscode", "memory", "memory/privacy"}},
+		{pkg: "adapters/viewer", forbidden: []string{"adapters", "memory", "vector", "cmd"}, allowed: []string{"adapters/viewer", "memory"}},
+		{pkg: "adapters/opencode", forbidden: []string{""}, allowed: []string{"adapters/opencode", "memory/atomicfile"}},
+		{pkg: "adapters/claudecode", forbidden: []string{"adapters/vscode", "memory", "vector"}, allowed: []string{"memory", "memory/privacy", "memory/atomicfile"}},
 		{pkg: "adapters/claudemem", forbidden: []string{"adapters", "memory", "rpc", "vector"}, allowed: []string{"adapters/claudemem", "memory", "memory/privacy"}},
 		{pkg: "adapters/claudecode/mcp", forbidden: []string{"adapters/vscode", "memory/store", "vector"}},
 		// The tests' throw-away PostgreSQL, and the evaluation's data.
 		{pkg: "memory/team/pgtest", forbidden: []string{""}},
-		{pkg: "vector/internal/evalset", forbidden: []string{""}, allowed: []string{"vector"}},
-		// The viewer reaches the memory through an interface the daemon
-		// feeds from the client; OpenCode's plugin is a file mnemo-hook runs.
-		{pkg: "adapters/viewer", forbidden: []string{"adapters", "memory/store", "memory/local", "memory/observer", "vector", "cmd"}},
-		{pkg: "adapters/opencode", forbidden: []string{"adapters", "memory/store", "memory/local", "memory/observer", "vector", "cmd"}},
+		{pkg: "vector/internal/evalset", forbidden: []string{""}, allowed: []string{"vector", "memory/atomicfile"}},
 		// The end-to-end harnesses and Claude Code's scripted model server
 		// run the real binaries: they link nothing of ours.
 		{pkg: "adapters/.../e2e", forbidden: []string{""}},
@@ -59,7 +61,7 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "cmd/mnemo", direct: true, forbidden: []string{"memory/store", "memory/local", "memory/observer", "adapters/vscode", "adapters/viewer"}},
 		// The hook binary links the hook's adapter and the domain, never
 		// the engine nor the daemon (adapters/claudecode's TestHookDeps).
-		{pkg: "cmd/mnemo-hook", forbidden: []string{"memory", "vector", "adapters", "cmd"}, allowed: []string{"memory", "memory/privacy", "adapters/claudecode"}},
+		{pkg: "cmd/mnemo-hook", forbidden: []string{"memory", "vector", "adapters", "cmd"}, allowed: []string{"memory", "memory/privacy", "memory/atomicfile", "adapters/claudecode"}},
 		// The benchmark builds no engine by hand: the daemon's runtime
 		// opens it. The evaluation scores the engine in its own process,
 		// without a daemon; the soak test is a client of a real daemon,

@@ -39,7 +39,6 @@ var pendingPaths = []string{
 	"adapters/hosts/install",  // house-hosts
 	"adapters/hosts/backfill", // house-hosts
 	"adapters/mcp",            // house-hosts
-	"memory/atomicfile",       // house-write
 }
 
 // docFiles returns README.md and every docs/*.md, relative to the root.

@@ -36,7 +36,7 @@ func decisionsIn(request string) []string {
 	var out []string
 	for _, s := range sentences(request) {
 		if decisionRE.MatchString(s) {
-			out = append(out, Clip(s, 240))
+			out = append(out, memory.Clip(s, 240))
 			if len(out) == 3 {
 				break
 			}
@@ -63,8 +63,8 @@ func decisionNote(request string, turn []memory.Observation) (memory.Observation
 	choice := strings.TrimRight(decisionLeadRE.ReplaceAllString(ds[0], ""), ".!")
 	choice = lowerFirst(choice)
 	o := memory.Observation{Type: memory.TypeDecision, Request: request}
-	o.Title = Clip("Decision: "+choice, maxTitle)
-	o.Subtitle = Clip(ds[0], maxSubtitle)
+	o.Title = memory.Clip("Decision: "+choice, maxTitle)
+	o.Subtitle = memory.Clip(ds[0], maxSubtitle)
 	for _, d := range ds {
 		o.Facts = append(o.Facts, "decided: "+d)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/memory/local"
 )
 
 // Context returns what SessionStart would inject for a project, without
@@ -275,12 +274,12 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 // contextRow is one observation's line in the context.
 func contextRow(o *memory.Observation) string {
 	title := strings.TrimSpace(o.Title)
-	row := fmt.Sprintf("- #%d · %s · %s · %s", o.ID, fmtTime(o.Time), o.Type, local.Clip(title, 140))
+	row := fmt.Sprintf("- #%d · %s · %s · %s", o.ID, fmtTime(o.Time), o.Type, memory.Clip(title, 140))
 	if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
-		row += " (" + local.Clip(strings.Join(files, ", "), 80) + ")"
+		row += " (" + memory.Clip(strings.Join(files, ", "), 80) + ")"
 	}
 	if o.Origin != nil && o.Origin.Author != "" {
-		row += " — " + local.Clip(o.Origin.Author, 40)
+		row += " — " + memory.Clip(o.Origin.Author, 40)
 	}
 	switch o.State {
 	case memory.StateChanged:
@@ -407,11 +406,11 @@ func (m *Memory) summaryHead(head *strings.Builder, inj *memory.Injection, sum *
 			}
 		}
 		if t != "" {
-			fmt.Fprintf(head, "- %s: %s\n", f.label, local.Clip(strings.ReplaceAll(t, "\n", " "), 300))
+			fmt.Fprintf(head, "- %s: %s\n", f.label, memory.Clip(strings.ReplaceAll(t, "\n", " "), 300))
 		}
 	}
 	if len(sum.FilesModified) > 0 {
-		fmt.Fprintf(head, "- Files modified: %s\n", local.Clip(strings.Join(sum.FilesModified, ", "), 300))
+		fmt.Fprintf(head, "- Files modified: %s\n", memory.Clip(strings.Join(sum.FilesModified, ", "), 300))
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/memory/local"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -209,9 +208,9 @@ func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int
 // whatever its title holds.
 func promptRow(o *memory.Observation) string {
 	title := strings.Join(strings.Fields(o.Title), " ")
-	row := fmt.Sprintf("- #%d · %s · %s", o.ID, o.Type, local.Clip(title, 140))
+	row := fmt.Sprintf("- #%d · %s · %s", o.ID, o.Type, memory.Clip(title, 140))
 	if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
-		row += " · " + local.Clip(strings.Join(strings.Fields(strings.Join(files, ", ")), " "), 80)
+		row += " · " + memory.Clip(strings.Join(strings.Fields(strings.Join(files, ", ")), " "), 80)
 	}
 	if o.State == memory.StateSuperseded {
 		row += " [superseded by #" + strconv.FormatUint(o.SupersededBy, 10) + "]"

@@ -309,7 +309,7 @@ func searchText(p memory.SearchParams, res memory.SearchResult) string {
 	}
 	mixed := p.Project == "" && spansProjects(res.Hits)
 	for _, h := range res.Hits {
-		line := row(h.ID, h.Time, h.Type, h.Title) + StateMark(h.State) + SeenMark(h.Count, h.LastSeen)
+		line := row(h.ID, h.Time, h.Type, h.Title) + memory.StateMark(h.State) + memory.SeenMark(h.Count, h.LastSeen)
 		if mixed {
 			line += " · " + h.Project
 		}
@@ -467,7 +467,7 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, Timeli
 		if r.ID == res.AnchorID {
 			mark = "> "
 		}
-		b.WriteString(mark + row(r.ID, r.Time, r.Type, r.Title) + StateMark(r.State) + SeenMark(r.Count, r.LastSeen) + "\n")
+		b.WriteString(mark + row(r.ID, r.Time, r.Type, r.Title) + memory.StateMark(r.State) + memory.SeenMark(r.Count, r.LastSeen) + "\n")
 		ids = append(ids, r.ID)
 	}
 	fmt.Fprintf(&b, "Next: get_observations(ids=[%s]) for the full records of the ones that matter.\n", idList(ids[:min(3, len(ids))]))
@@ -487,7 +487,7 @@ func (s *Server) get(ctx context.Context, in GetInput) (string, memory.Observati
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		b.WriteString(FormatObservation(&res.Observations[i]))
+		b.WriteString(res.Observations[i].Markdown())
 	}
 	if len(res.Missing) > 0 {
 		fmt.Fprintf(&b, "\nNot found: %s (forgotten, or never recorded).\n", hashList(res.Missing))
@@ -618,112 +618,7 @@ func (s *Server) pin(ctx context.Context, in PinInput) (string, PinOutput, error
 	return b.String(), out, nil
 }
 
-// FormatObservation renders a full observation as readable markdown.
-func FormatObservation(o *memory.Observation) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "## #%d · %s · %s\n", o.ID, orDash(o.Type), orDash(o.Title))
-	fmt.Fprintf(&b, "%s · project %s", fmtTime(o.Time), orDash(o.Project))
-	if o.ContentSessionID != "" {
-		fmt.Fprintf(&b, " · session %s, prompt %d", o.ContentSessionID, o.PromptNumber)
-	}
-	if o.Source == memory.SourceSaved {
-		b.WriteString(" · saved by the agent")
-	}
-	if o.Pinned {
-		b.WriteString(" · pinned")
-	}
-	switch o.State {
-	case memory.StateChanged:
-		b.WriteString(" · changed: its file changed since, what it wrote is still there")
-	case memory.StateGone:
-		b.WriteString(" · gone: what it saw is no longer in the code")
-	case memory.StateReverted:
-		fmt.Fprintf(&b, " · reverted: undone in its session (#%d)", o.Reverted)
-	case memory.StateSuperseded:
-		fmt.Fprintf(&b, " · superseded by #%d: a later observation says what is true now", o.SupersededBy)
-	case memory.StateWrong:
-		b.WriteString(" · marked wrong by a person: not a fact")
-	}
-	if len(o.Supersedes) > 0 {
-		b.WriteString(" · supersedes " + hashList(o.Supersedes))
-	}
-	if o.Count > 1 {
-		fmt.Fprintf(&b, " · seen %d times, last %s", o.Count, fmtTime(o.LastTime()))
-	}
-	b.WriteString("\n")
-	if o.Subtitle != "" {
-		fmt.Fprintf(&b, "%s\n", o.Subtitle)
-	}
-	if o.Request != "" {
-		fmt.Fprintf(&b, "Request: %s\n", o.Request)
-	}
-	if o.Narrative != "" {
-		fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(o.Narrative, "\n"))
-	}
-	if len(o.Facts) > 0 {
-		b.WriteString("\nFacts:\n")
-		for _, f := range o.Facts {
-			fmt.Fprintf(&b, "- %s\n", f)
-		}
-	}
-	for _, l := range []struct {
-		label string
-		items []string
-	}{{"Files modified", o.FilesModified}, {"Files read", o.FilesRead}, {"Concepts", o.Concepts}} {
-		if len(l.items) > 0 {
-			fmt.Fprintf(&b, "%s: %s\n", l.label, strings.Join(l.items, ", "))
-		}
-	}
-	if o.Evidence != "" {
-		b.WriteString("\nEvidence (from the event):\n")
-		for l := range strings.Lines(strings.TrimRight(o.Evidence, "\n")) {
-			fmt.Fprintf(&b, "  %s", l)
-		}
-		b.WriteString("\n")
-	}
-	if len(o.Edits) > 0 {
-		fmt.Fprintf(&b, "\nCorrected %d time(s); what it said before, newest first:\n", len(o.Edits))
-		for i := len(o.Edits) - 1; i >= 0; i-- {
-			e := o.Edits[i]
-			fmt.Fprintf(&b, "- until %s: %s\n", fmtTime(e.Time), orDash(e.Title))
-			for _, text := range append([]string{e.Subtitle, e.Narrative}, e.Facts...) {
-				for l := range strings.Lines(strings.TrimRight(text, "\n")) {
-					fmt.Fprintf(&b, "  %s", strings.TrimRight(l, "\n")+"\n")
-				}
-			}
-		}
-	}
-	return b.String()
-}
-
 // row is one line of a compact index: #id · time · type · title.
-// StateMark marks a record whose code changed or is gone since, in a
-// one-line listing.
-func StateMark(state string) string {
-	switch state {
-	case memory.StateChanged:
-		return " [changed since]"
-	case memory.StateGone:
-		return " [gone]"
-	case memory.StateReverted:
-		return " [reverted]"
-	case memory.StateWrong:
-		return " [marked wrong]"
-	case memory.StateSuperseded:
-		return " [superseded]"
-	}
-	return ""
-}
-
-// SeenMark says, after a row, how many times the same fact was seen and
-// when last ("" when once).
-func SeenMark(count int, last time.Time) string {
-	if count <= 1 {
-		return ""
-	}
-	return fmt.Sprintf(" (seen %d×, last %s)", count, fmtTime(last))
-}
-
 func row(id uint64, t time.Time, typ, title string) string {
 	return fmt.Sprintf("#%d · %s · %s · %s", id, fmtTime(t), orDash(typ), orDash(clip(title, 120)))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/atomicfile"
 	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
@@ -58,27 +59,19 @@ func documentName(project string) string {
 	return name + ".md"
 }
 
-// ReplaceFile writes the file at path whole: fill writes a temporary file
-// in the same folder, which is fsynced and renamed over path only when fill
-// and the writes succeed; otherwise it is removed and path stays as it was.
-// A temporary file that cannot be made is a bad path (a FieldError). The
-// daemon writes its exports, settings and viewer state with it, the
-// commands their setup record and back-fill state.
+// ReplaceFile writes the file at path whole, the user's alone (0600), with
+// atomicfile.Write: path changes only when fill and the writes succeed, and
+// the file and its folder are synced. A temporary file that cannot be made is
+// a bad path (a FieldError). The daemon writes its exports, settings and
+// viewer state with it, the commands their setup record and back-fill state.
 func ReplaceFile(path string, fill func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+	made := false
+	err := atomicfile.Write(path, 0o600, func(f *os.File) error {
+		made = true
+		return fill(f)
+	})
+	if err != nil && !made {
 		return &memory.FieldError{Field: "path", Reason: err.Error()}
-	}
-	defer os.Remove(tmp.Name()) // gone once renamed; removed when not
-	err = fill(tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
 	}
 	return err
 }
