@@ -180,7 +180,7 @@ func (r *hostReplay) send(w *wire, uuid string) error {
 		return err
 	}
 	setAt(params, r.at)
-	stage, _ := stageOf(p.Host, p.HookEventName)
+	stage := p.Stage.Event
 	switch stage {
 	case EventUserPromptSubmit:
 		r.counts.Prompts++

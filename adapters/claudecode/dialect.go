@@ -105,7 +105,8 @@ func (w *wire) dialectOf(hint string) string {
 }
 
 // normalize turns a payload of any dialect into Claude Code's: the host's
-// event name (payload first, then the command line's), a session id
+// event name (payload first, then the command line's) and its stage,
+// resolved here once for all who read the payload after, a session id
 // namespaced by host (Claude Code's stays bare, as it always was), the
 // tool in Claude Code's vocabulary (tools.go), and a de-duplication key
 // when the payload names its event (dedupeKey).
@@ -160,7 +161,8 @@ func (w *wire) normalize(hint, argEvent string) *Payload {
 	if host != HostClaudeCode && p.SessionID != "" {
 		p.SessionID = host + ":" + p.SessionID
 	}
-	p.dedupe = w.dedupeKey(host, p)
+	p.Stage, _ = StageOf(host, p.HookEventName)
+	p.EventKey = w.dedupeKey(host, p)
 	return p
 }
 
@@ -264,7 +266,6 @@ func (w *wire) dedupeKey(host string, p *Payload) string {
 	if host == HostClaudeCode {
 		return ""
 	}
-	stage, _ := stageOf(host, p.HookEventName)
 	var mark string
 	switch {
 	case p.ToolUseID != "":
@@ -277,7 +278,7 @@ func (w *wire) dedupeKey(host string, p *Payload) string {
 		return ""
 	}
 	h := sha256.New()
-	for _, s := range []string{host, p.SessionID, stage, mark, p.ToolName, p.Prompt} {
+	for _, s := range []string{host, p.SessionID, p.Stage.Event, mark, p.ToolName, p.Prompt} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
@@ -285,20 +286,6 @@ func (w *wire) dedupeKey(host string, p *Payload) string {
 	h.Write([]byte{0})
 	h.Write(p.ToolResponse)
 	return "d-" + hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// stageOf maps a host's event onto its stage event: the host's own name
-// first, then Claude Code's (Cursor runs Claude-format hooks too).
-func stageOf(host, event string) (string, bool) {
-	if h, ok := HostNamed(host); ok {
-		if s, ok := h.Stage(event); ok {
-			return s, true
-		}
-	}
-	if s, ok := StageOf(event); ok {
-		return s.Event, true
-	}
-	return "", false
 }
 
 func firstOf(ss ...string) string {

@@ -17,4 +17,4 @@ var AnswerFor = answerFor
 
 // DedupeKey is the event key a payload gets from its content, "" for one
 // that names nothing.
-func DedupeKey(p *Payload) string { return p.dedupe }
+func DedupeKey(p *Payload) string { return p.EventKey }

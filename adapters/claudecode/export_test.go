@@ -14,12 +14,11 @@ func AnswerShape(stdin []byte, host, event string) (dialect, stage string, read 
 	}
 	w, _, err := readPayload(bytes.NewReader(stdin))
 	if err != nil {
-		s, _ := stageOf(host, event)
-		return host, s, false
+		s, _ := StageOf(host, event)
+		return host, s.Event, false
 	}
 	p := w.normalize(host, event)
-	s, _ := stageOf(p.Host, p.HookEventName)
-	return p.Host, s, true
+	return p.Host, p.Stage.Event, true
 }
 
 // CodexTrust exposes the trust records Codex CLI would need for Mnemo's

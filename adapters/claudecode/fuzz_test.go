@@ -155,7 +155,7 @@ func FuzzTranslate(f *testing.F) {
 			}
 			return
 		}
-		stage, ok := claudecode.StageOf(p.HookEventName)
+		stage, ok := claudecode.StageOf(claudecode.HostClaudeCode, p.HookEventName)
 		if !ok || stage.Method != method {
 			t.Fatalf("event %q went out as %q", p.HookEventName, method)
 		}

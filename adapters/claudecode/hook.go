@@ -152,7 +152,7 @@ type hook struct {
 	logw     lazyFile
 	host     string // the payload's dialect
 	event    string // the host's name for the event
-	stage    Stage  // the event's stage, once known
+	stage    Stage  // the event's stage, once known (Payload.Stage)
 	answered bool
 }
 
@@ -169,9 +169,7 @@ func (h *hook) run(ctx context.Context) {
 	// that host's answer (nothing for Windsurf, Cursor's prompt stage
 	// {"continue":true}).
 	h.host, h.event = hint, h.cfg.Event
-	if s, ok := stageOf(hint, h.cfg.Event); ok {
-		h.stage, _ = StageOf(s)
-	}
+	h.stage, _ = StageOf(hint, h.cfg.Event)
 	in, ok := h.read(ctx)
 	if !ok {
 		return
@@ -187,16 +185,16 @@ func (h *hook) run(ctx context.Context) {
 		return
 	}
 	p := in.w.normalize(hint, h.cfg.Event)
-	h.host, h.event = p.Host, p.HookEventName
-	if arg := h.cfg.Event; arg != "" && arg != h.event && !sameStage(hint, arg, h.host, h.event) {
+	argStage := h.stage
+	h.host, h.event, h.stage = p.Host, p.HookEventName, p.Stage
+	ok = h.stage.Event != ""
+	if arg := h.cfg.Event; arg != "" && arg != h.event && (!ok || argStage.Event != h.stage.Event) {
 		// Two names of one stage are not a mismatch: Cursor runs Claude
 		// Code's PostToolUse hook for its postToolUse, and VS Code Copilot
 		// CLI's agentStop hook for its Stop.
 		h.log.Warn("hook argument and payload name different events; following the payload",
 			"arg", arg, "event", h.event, "host", h.host)
 	}
-	stageEvent, ok := stageOf(h.host, h.event)
-	h.stage, _ = StageOf(stageEvent)
 	if os.Getenv(ObserverEnv) == "1" {
 		// Mnemo's own memory agent is a Claude Code too: its events are
 		// not the user's work.
@@ -217,7 +215,7 @@ func (h *hook) run(ctx context.Context) {
 		log = log.With("tool", p.ToolName, "toolUseId", p.ToolUseID)
 	}
 
-	key := p.dedupe
+	key := p.EventKey
 	if key == "" {
 		key = NewEventKey()
 	}
@@ -272,15 +270,6 @@ func (h *hook) run(ctx context.Context) {
 		return
 	}
 	log.Log(ctx, level, "not delivered; spooled", "method", method, "took", time.Since(h.start), "spool", spool, "err", err)
-}
-
-// sameStage reports whether the event named on the command line of a hook
-// installed for one host and the event a payload of another host names
-// are the same stage.
-func sameStage(argHost, arg, host, event string) bool {
-	a, ok := stageOf(argHost, arg)
-	b, ok2 := stageOf(host, event)
-	return ok && ok2 && a == b
 }
 
 // call makes the stage's call to the daemon, bounded by ctx: the hello and

@@ -311,7 +311,7 @@ func TestRunHookNoDaemon(t *testing.T) {
 			home := testHome(t)
 			missing := []string{filepath.Join(t.TempDir(), "no-such-mnemo"), "--home", home, "daemon"}
 			payload := readPayloadFile(t, sp.file)
-			stage, _ := claudecode.StageOf(sp.event)
+			stage, _ := claudecode.StageOf(claudecode.HostClaudeCode, sp.event)
 			stdout, took := runHook(t, home, sp.event, payload, missing)
 			wantAnswer(t, stdout, "")
 			if took > stage.Budget {
@@ -457,7 +457,7 @@ func TestRunHookDeadlines(t *testing.T) {
 				} else {
 					cmd = childDaemonCommand(t, home, "stall")
 				}
-				stage, _ := claudecode.StageOf(sp.event)
+				stage, _ := claudecode.StageOf(claudecode.HostClaudeCode, sp.event)
 				stdout, took := runHook(t, home, sp.event, readPayloadFile(t, sp.file), cmd)
 				wantAnswer(t, stdout, "")
 				if took > stage.Budget+margin {

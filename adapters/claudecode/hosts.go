@@ -145,11 +145,14 @@ func HostNames() string {
 	return strings.Join(names, ", ")
 }
 
-// Stage returns the stage event of one of the host's events, and false
-// for an event Mnemo does not hook.
-func (h Host) Stage(event string) (string, bool) {
-	s, ok := h.Events[event]
-	return s, ok
+// Stage returns the stage of one of the host's events: its own name for
+// it first, then Claude Code's (Cursor and VS Code run the hooks of Claude
+// Code's settings too). It reports false for an event Mnemo does not hook.
+func (h Host) Stage(event string) (Stage, bool) {
+	if s, ok := h.Events[event]; ok {
+		return stageNamed(s)
+	}
+	return stageNamed(event)
 }
 
 // Injects reports whether the host takes context from the answer of a

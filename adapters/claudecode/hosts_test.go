@@ -608,11 +608,11 @@ func TestHostsTable(t *testing.T) {
 		}
 		names[h.Name] = true
 		for event, stage := range h.Events {
-			if _, ok := claudecode.StageOf(stage); !ok {
+			if _, ok := claudecode.StageOf(claudecode.HostClaudeCode, stage); !ok {
 				t.Errorf("%s: %s maps onto %q, not a stage", h.Name, event, stage)
 			}
-			if got, ok := h.Stage(event); !ok || got != stage {
-				t.Errorf("%s: Stage(%q) = %q, %v", h.Name, event, got, ok)
+			if got, ok := h.Stage(event); !ok || got.Event != stage {
+				t.Errorf("%s: Stage(%q) = %q, %v", h.Name, event, got.Event, ok)
 			}
 		}
 		for _, s := range h.Inject {

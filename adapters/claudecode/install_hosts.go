@@ -192,11 +192,10 @@ func (f hookFormat) entries(host string, events []string, hook string) ([]eventE
 	h, _ := HostNamed(host)
 	out := make([]eventEntry, 0, len(events))
 	for _, ev := range events {
-		stage, ok := h.Stage(ev)
+		s, ok := h.Stage(ev)
 		if !ok {
 			return nil, fmt.Errorf("install: %s has no event %s", host, ev)
 		}
-		s, _ := StageOf(stage)
 		var v any = f.handler(HookCommand(hook, host, ev), s)
 		if f.grouped {
 			g := hostGroup{Hooks: []hostHandler{v.(hostHandler)}}

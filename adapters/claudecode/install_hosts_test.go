@@ -294,10 +294,10 @@ func TestInstallerEvents(t *testing.T) {
 			if !ok {
 				t.Errorf("%s: the hook does not map %s", in.Host, ev)
 			}
-			if reached[stage] && stage != claudecode.EventPostToolUse {
-				t.Errorf("%s: %s reaches %s a second time", in.Host, ev, stage)
+			if reached[stage.Event] && stage.Event != claudecode.EventPostToolUse {
+				t.Errorf("%s: %s reaches %s a second time", in.Host, ev, stage.Event)
 			}
-			reached[stage] = true
+			reached[stage.Event] = true
 		}
 		for _, stage := range h.Events {
 			if !reached[stage] {

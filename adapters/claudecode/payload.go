@@ -76,9 +76,19 @@ var Stages = []Stage{
 	{Event: EventSessionEnd, Method: memory.MethodSessionEnd, Timeout: 1, Budget: SessionEndBudget, Spools: true},
 }
 
-// StageOf returns the stage of a hook event, and false for an event Mnemo
-// does not handle.
-func StageOf(event string) (Stage, bool) {
+// StageOf returns the stage of one of a host's events: the host's own name
+// for it (Host.Stage), else Claude Code's, which are the stages' own; a
+// host Mnemo does not know has Claude Code's alone. It reports false for
+// an event Mnemo does not hook.
+func StageOf(host, event string) (Stage, bool) {
+	if h, ok := HostNamed(host); ok {
+		return h.Stage(event)
+	}
+	return stageNamed(event)
+}
+
+// stageNamed returns the stage of a stage event ("PostToolUse").
+func stageNamed(event string) (Stage, bool) {
 	for _, s := range Stages {
 		if s.Event == event {
 			return s, true
@@ -134,9 +144,13 @@ type Payload struct {
 	// LastUserMessage is the turn's prompt, for a host whose turn end
 	// carries it (Gemini CLI's AfterAgent).
 	LastUserMessage string `json:"-"`
-	// dedupe is the event key of a payload that names its event (see
-	// wire.dedupeKey), else "".
-	dedupe string
+	// Stage is the stage of HookEventName for Host, resolved once when
+	// the payload is read (wire.normalize) and passed on from there; a
+	// payload built by hand may leave it zero, and Translate resolves it.
+	Stage Stage `json:"-"`
+	// EventKey is the event key of a payload that names its event (see
+	// wire.dedupeKey), else "": the hook then makes a fresh one.
+	EventKey string `json:"-"`
 }
 
 // Output is what the hook prints on stdout: one JSON object. SessionStart

@@ -94,11 +94,13 @@ func Translate(p *Payload, o TranslateOptions) (method string, params any, err e
 	if host == "" {
 		host = HostClaudeCode
 	}
-	stageEvent, ok := stageOf(host, p.HookEventName)
+	stage, ok := p.Stage, p.Stage.Event != ""
+	if !ok {
+		stage, ok = StageOf(host, p.HookEventName)
+	}
 	if !ok {
 		return "", nil, fmt.Errorf("%w: %q", ErrUnhandledEvent, p.HookEventName)
 	}
-	stage, _ := StageOf(stageEvent)
 	if p.SessionID == "" {
 		return "", nil, fmt.Errorf("%w: no session_id", ErrInvalidPayload)
 	}

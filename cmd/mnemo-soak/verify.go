@@ -120,7 +120,7 @@ func (s *soak) checkHooks(rep *report) {
 	rep.hookRuns = len(s.hooks)
 	rep.opened = len(s.sessions)
 	for _, h := range s.hooks {
-		stage, _ := claudecode.StageOf(h.event)
+		stage, _ := claudecode.StageOf(claudecode.HostClaudeCode, h.event)
 		c := rep.hooks[h.event]
 		if c == nil {
 			// The hook's own budget, plus slack for process start and exit on
