@@ -14,7 +14,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/hook"
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
@@ -172,7 +172,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 func (d *Daemon) ingestSpool(ctx context.Context) error {
 	cl, stop := d.inProcessClient(ctx)
 	defer stop()
-	n, err := claudecode.IngestSpool(ctx, claudecode.SpoolPath(d.Home), func(ctx context.Context, method string, params json.RawMessage) error {
+	n, err := hook.IngestSpool(ctx, hook.SpoolPath(d.Home), func(ctx context.Context, method string, params json.RawMessage) error {
 		return cl.Call(ctx, method, params, nil)
 	})
 	if n > 0 {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
+	"github.com/mnemo-dev/mnemo/adapters/mcp"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 )

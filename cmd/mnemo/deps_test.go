@@ -13,8 +13,12 @@ const module = "github.com/mnemo-dev/mnemo"
 // Badger engine (memory/store) and the agents sit on top of it; nothing in
 // memory imports rpc or an adapter, but for memory/client, the typed client
 // of the daemon, which imports memory and rpc and nothing else of ours; the
-// adapters never import each other, and the hook's adapter links the domain
-// but never the engine.
+// adapters never import each other, but for the hosts' packages, which
+// build on what every host shares (adapters/hosts): the hook links the
+// domain but never the engine, the installers nor the back-fill; the
+// back-fill replays transcripts through the hook; the installers write
+// OpenCode's plugin (adapters/opencode, the file alone). MCP reaches the
+// memory through the typed client.
 func TestDependencyDirection(t *testing.T) {
 	rules := []struct {
 		pkg       string
@@ -32,10 +36,14 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "memory/store", forbidden: []string{"rpc", "adapters"}},
 		{pkg: "memory/team", forbidden: []string{"rpc", "adapters", "memory/store", "vector", "memory/observer"}},
 		{pkg: "memory/observer", forbidden: []string{"rpc", "adapters", "memory/store", "vector"}},
-		{pkg: "adapters/vscode", forbidden: []string{"adapters/claudecode"}},
-		{pkg: "adapters/claudecode", forbidden: []string{"adapters/vscode", "memory", "vector"}, allowed: []string{"memory", "memory/privacy"}},
+		{pkg: "adapters/vscode", forbidden: []string{"adapters/hosts", "adapters/mcp"}},
+		{pkg: "adapters/hosts", forbidden: []string{""}, allowed: []string{"adapters/hosts", "memory", "memory/privacy", "rpc/..."}},
+		{pkg: "adapters/hosts/hook", forbidden: []string{""}, allowed: []string{"adapters/hosts", "adapters/hosts/hook", "memory", "memory/privacy", "rpc/..."}},
+		{pkg: "adapters/hosts/install", forbidden: []string{""}, allowed: []string{"adapters/hosts", "adapters/hosts/install", "adapters/opencode", "memory", "memory/privacy", "rpc/..."}},
+		{pkg: "adapters/hosts/backfill", forbidden: []string{""}, allowed: []string{"adapters/hosts", "adapters/hosts/hook", "adapters/hosts/backfill", "memory", "memory/privacy", "rpc/..."}},
+		{pkg: "adapters/opencode", forbidden: []string{""}, allowed: []string{"adapters/opencode"}},
 		{pkg: "adapters/claudemem", forbidden: []string{"adapters", "memory", "rpc", "vector"}, allowed: []string{"adapters/claudemem", "memory", "memory/privacy"}},
-		{pkg: "adapters/claudecode/mcp", forbidden: []string{"adapters/vscode", "memory/store", "vector"}},
+		{pkg: "adapters/mcp", forbidden: []string{""}, allowed: []string{"adapters/mcp", "memory", "memory/client", "rpc/..."}},
 	}
 	for _, r := range rules {
 		t.Run(r.pkg, func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
 	"github.com/mnemo-dev/mnemo/adapters/vscode"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
@@ -41,14 +41,14 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 		c.editor.Stop(ctx, &p)
 		r, err := mem.Stop(ctx, p)
 		if err == nil {
-			m.rules.ended(p.ContentSessionID, claudecode.EventStop)
+			m.rules.ended(p.ContentSessionID, hosts.EventStop)
 		}
 		return r, err
 	})
 	handle(mux, memory.MethodSessionEnd, func(ctx context.Context, p memory.SessionEndParams) (memory.SessionEndResult, error) {
 		r, err := mem.SessionEnd(ctx, p)
 		if err == nil {
-			m.rules.ended(p.ContentSessionID, claudecode.EventSessionEnd)
+			m.rules.ended(p.ContentSessionID, hosts.EventSessionEnd)
 		}
 		return r, err
 	})

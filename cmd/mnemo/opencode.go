@@ -8,43 +8,44 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/install"
 	"github.com/mnemo-dev/mnemo/adapters/opencode"
 )
 
 // installers are the hosts `mnemo install` knows: claudecode's, which
 // speak hook dialects, and OpenCode's plugin. The adapters do not import
 // each other; the command joins them.
-func installers() []claudecode.Installer {
-	return append(slices.Clone(claudecode.Installers), opencodeInstaller())
+func installers() []install.Installer {
+	return append(slices.Clone(install.Installers), opencodeInstaller())
 }
 
 // opencodeEvents are the stages the plugin hands to mnemo-hook.
 var opencodeEvents = []string{
-	claudecode.EventSessionStart, claudecode.EventUserPromptSubmit, claudecode.EventPostToolUse,
-	claudecode.EventStop, claudecode.EventSessionEnd,
+	hosts.EventSessionStart, hosts.EventUserPromptSubmit, hosts.EventPostToolUse,
+	hosts.EventStop, hosts.EventSessionEnd,
 }
 
 // opencodeInstaller installs OpenCode's plugin (adapters/opencode) with
 // mnemo-hook's path written in, and registers `mnemo mcp` under "mcp" in
 // OpenCode's config (a local server: the command as an array).
-func opencodeInstaller() claudecode.Installer {
-	return claudecode.Installer{
-		Host: claudecode.HostOpenCode, Title: "OpenCode",
+func opencodeInstaller() install.Installer {
+	return install.Installer{
+		Host: hosts.OpenCode, Title: "OpenCode",
 		Scopes:    []string{opencode.ScopeUser, opencode.ScopeProject},
 		Events:    opencodeEvents,
 		HooksPath: opencode.PluginPath,
-		Install: func(path string, o claudecode.InstallOptions) (claudecode.Result, error) {
+		Install: func(path string, o install.Options) (install.Result, error) {
 			r, err := opencode.Install(path, o.HookPath)
-			out := claudecode.Result{Path: r.Path, Changed: r.Changed, Label: "plugin"}
+			out := install.Result{Path: r.Path, Changed: r.Changed, Label: "plugin"}
 			if r.Changed {
 				out.Added = slices.Clone(opencodeEvents)
 			}
 			return out, err
 		},
-		Uninstall: func(path string, _ claudecode.InstallOptions) (claudecode.Result, error) {
+		Uninstall: func(path string, _ install.Options) (install.Result, error) {
 			r, err := opencode.Uninstall(path)
-			out := claudecode.Result{Path: r.Path, Deleted: r.Changed, Changed: r.Changed, Label: "plugin"}
+			out := install.Result{Path: r.Path, Deleted: r.Changed, Changed: r.Changed, Label: "plugin"}
 			if r.Changed {
 				out.Removed = slices.Clone(opencodeEvents)
 			}
@@ -63,9 +64,9 @@ func opencodeInstaller() claudecode.Installer {
 			}
 			return filepath.Join(filepath.Dir(filepath.Dir(plugin)), "opencode.json"), "", nil
 		},
-		InstallMCP: func(path string, o claudecode.MCPOptions) (claudecode.Result, error) {
+		InstallMCP: func(path string, o install.MCPOptions) (install.Result, error) {
 			if !filepath.IsAbs(o.Mnemo) {
-				return claudecode.Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", o.Mnemo)
+				return install.Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", o.Mnemo)
 			}
 			entry := struct {
 				Type        string            `json:"type"`
@@ -73,12 +74,12 @@ func opencodeInstaller() claudecode.Installer {
 				Enabled     bool              `json:"enabled"`
 				Environment map[string]string `json:"environment,omitempty"`
 			}{"local", []string{o.Mnemo, "mcp"}, true, o.Env}
-			r, err := claudecode.InstallMCPEntry(path, "mcp", entry, o.Now)
+			r, err := install.InstallMCPEntry(path, "mcp", entry, o.Now)
 			r.Label = "MCP server"
 			return r, err
 		},
-		UninstallMCP: func(path string) (claudecode.Result, error) {
-			r, err := claudecode.UninstallMCPEntry(path, "mcp")
+		UninstallMCP: func(path string) (install.Result, error) {
+			r, err := install.UninstallMCPEntry(path, "mcp")
 			r.Label = "MCP server"
 			return r, err
 		},
@@ -89,8 +90,8 @@ func opencodeInstaller() claudecode.Installer {
 
 // opencodeWired says whether the plugin at path is Mnemo's, and which
 // mnemo-hook it runs.
-func opencodeWired(path string) (claudecode.Wiring, error) {
-	w := claudecode.Wiring{Path: path}
+func opencodeWired(path string) (install.Wiring, error) {
+	w := install.Wiring{Path: path}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		w.Missing = slices.Clone(opencodeEvents)

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/rules"
 	"github.com/mnemo-dev/mnemo/memory/store"
@@ -87,7 +87,7 @@ func (r *rulesRefresher) schedule(csid, event string) {
 	if err != nil || sess.Cwd == "" {
 		return
 	}
-	if event == claudecode.EventStop && hasSessionEnd(sess.Platform) {
+	if event == hosts.EventStop && hasSessionEnd(sess.Platform) {
 		return // its SessionEnd will come
 	}
 	if r.mem.PausedFor(sess.Project).Inject {
@@ -162,12 +162,12 @@ func (r *rulesRefresher) refresh(root string) {
 // hasSessionEnd reports whether a host (a session's platform) fires
 // SessionEnd.
 func hasSessionEnd(platform string) bool {
-	h, ok := claudecode.HostNamed(platform)
+	h, ok := hosts.Named(platform)
 	if !ok {
 		return true // an editor's sessions: its own Stop is no end
 	}
 	for _, stage := range h.Events {
-		if stage == claudecode.EventSessionEnd {
+		if stage == hosts.EventSessionEnd {
 			return true
 		}
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"go/ast"
 	"go/parser"
 	"go/printer"
@@ -9,12 +8,10 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
-	"github.com/mnemo-dev/mnemo/rpc"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/hook"
 )
 
 // TestMain makes this test binary the two commands under test: run as
@@ -35,12 +32,7 @@ func TestMain(m *testing.M) {
 // package main of another folder). TestHookMainMatchesMnemoHook keeps the
 // two alike.
 func hookMain() {
-	cfg := claudecode.HookConfig{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Version: rpc.ReleaseVersion(Version)}
-	cfg.Host, cfg.Event, cfg.ArgsErr = claudecode.ParseArgs(os.Args[1:])
-	if home, err := rpc.Home(); err == nil {
-		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return claudecode.DaemonCommand(home) }
-	}
-	os.Exit(claudecode.RunHook(context.Background(), cfg))
+	os.Exit(hook.Main(os.Args[1:], Version))
 }
 
 // The scripts test cmd/mnemo-hook's main through hookMain: the two must
