@@ -27,8 +27,7 @@ import (
 const envHome = "MNEMO_HOME"
 
 // installCommand is `mnemo install <host>`, one subcommand per installer
-// (installers: claudecode's and OpenCode's), and `mnemo install` alone,
-// which lists the hosts.
+// (install.Installers), and `mnemo install` alone, which lists the hosts.
 func installCommand() *cli.Command {
 	cmd := &cli.Command{
 		Name:      "install",
@@ -36,7 +35,7 @@ func installCommand() *cli.Command {
 		ArgsUsage: "[host]",
 		Action:    listHosts,
 	}
-	for _, in := range installers() {
+	for _, in := range install.Installers {
 		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
 			Name:  in.Host,
 			Usage: fmt.Sprintf("merge Mnemo's hooks into %s's configuration (idempotent; each file is backed up first)", in.Title),
@@ -64,7 +63,7 @@ func uninstallCommand() *cli.Command {
 			return fmt.Errorf("unknown host %q: one of %s", c.Args().First(), installerNames())
 		},
 	}
-	for _, in := range installers() {
+	for _, in := range install.Installers {
 		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
 			Name:  in.Host,
 			Usage: fmt.Sprintf("remove Mnemo's hooks and MCP server from %s's configuration, and nothing else", in.Title),
@@ -334,7 +333,7 @@ func hostRows(dir string) ([]hostRow, error) {
 		return nil, err
 	}
 	var rows []hostRow
-	for _, in := range installers() {
+	for _, in := range install.Installers {
 		row := hostRow{in: in, found: in.Found(home)}
 		wiring := func(scope string) (install.Wiring, error) {
 			path, err := in.HooksPath(scope, dir, home)
@@ -403,7 +402,7 @@ func listHosts(c *cli.Context) error {
 }
 
 func installerNames() string {
-	all := installers()
+	all := install.Installers
 	names := make([]string, len(all))
 	for i, in := range all {
 		names[i] = in.Host

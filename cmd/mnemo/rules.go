@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/install"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/rules"
 	"github.com/mnemo-dev/mnemo/memory/store"
@@ -54,7 +55,7 @@ func newRulesRefresher(mem *store.Memory, log *slog.Logger) *rulesRefresher {
 		mem: mem, log: log, every: rulesEvery, settle: rulesSettle, timeout: rulesTimeout,
 		ctx: ctx, cancel: cancel, last: map[string]time.Time{}, pending: map[string]bool{},
 	}
-	for _, in := range installers() {
+	for _, in := range install.Installers {
 		if in.Rules != "" && !slices.Contains(r.files, in.Rules) {
 			r.files = append(r.files, in.Rules)
 		}

@@ -218,7 +218,7 @@ func runSetup(c *cli.Context, home string) error {
 // chooseHosts is the hosts to wire: those named with --host, every one
 // found with --yes, else those the person says yes to on the terminal.
 func chooseHosts(c *cli.Context) ([]install.Installer, error) {
-	all := installers()
+	all := install.Installers
 	if named := c.StringSlice("host"); len(named) > 0 {
 		var out []install.Installer
 		for _, name := range named {
@@ -401,7 +401,7 @@ func undoSetup(w io.Writer, home string) error {
 	if err != nil {
 		return err
 	}
-	all := installers()
+	all := install.Installers
 	var failed []string
 	for _, h := range rec.Hosts {
 		i := slices.IndexFunc(all, func(in install.Installer) bool { return in.Host == h.Host })

@@ -11,3 +11,7 @@ func SpliceJSON(data []byte, want []byte) ([]byte, bool) {
 
 // EqualJSONC reports whether two JSON-with-comments texts hold the same value.
 func EqualJSONC(a, b []byte) bool { return equalJSON(stripJSONC(a), stripJSONC(b)) }
+
+// OpenCodePlugin is the plugin the installer writes for the hook at
+// hookPath.
+var OpenCodePlugin = openCodePlugin

@@ -736,14 +736,3 @@ func uninstallMCPEntry(path, key string) (Result, error) {
 		return nil
 	})
 }
-
-// InstallMCPEntry sets Mnemo's MCP server (MCPServerName) to entry in the
-// object under key of the JSON file at path, for a host whose entries are
-// shaped its own way (OpenCode's "mcp"), with InstallMCP's guarantees.
-func InstallMCPEntry(path, key string, entry any, now func() time.Time) (Result, error) {
-	return installMCPEntry(path, key, entry, now)
-}
-
-// UninstallMCPEntry removes Mnemo's MCP server from the object under key
-// of the JSON file at path, and nothing else.
-func UninstallMCPEntry(path, key string) (Result, error) { return uninstallMCPEntry(path, key) }

@@ -448,8 +448,7 @@ const (
 	envCopilotHome = "COPILOT_HOME"    // Copilot CLI: the folder itself (~/.copilot)
 )
 
-// Installers lists the installer of every host that has one, Claude Code
-// first. OpenCode's comes with its plugin.
+// Installers lists the installer of every host, Claude Code first.
 var Installers = []Installer{
 	claudeInstaller(),
 	codexInstaller(),
@@ -458,6 +457,7 @@ var Installers = []Installer{
 	vscodeInstaller(),
 	copilotInstaller(),
 	windsurfInstaller(),
+	openCodeInstaller(),
 }
 
 func claudeInstaller() Installer {

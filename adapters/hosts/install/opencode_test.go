@@ -1,4 +1,4 @@
-package opencode_test
+package install_test
 
 import (
 	"bytes"
@@ -11,42 +11,55 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/install"
 	"github.com/mnemo-dev/mnemo/adapters/opencode"
 )
 
-func TestPluginPath(t *testing.T) {
+// openCode is OpenCode's installer.
+func openCode(t *testing.T) install.Installer {
+	t.Helper()
+	in, ok := install.For(hosts.OpenCode)
+	if !ok {
+		t.Fatal("no installer for OpenCode")
+	}
+	return in
+}
+
+func TestOpenCodePluginPath(t *testing.T) {
+	pluginPath := openCode(t).HooksPath
 	t.Setenv("XDG_CONFIG_HOME", "")
-	got, err := opencode.PluginPath(opencode.ScopeUser, "", "/home/u")
+	got, err := pluginPath(install.ScopeUser, "", "/home/u")
 	if err != nil || got != "/home/u/.config/opencode/plugins/mnemo.js" {
 		t.Errorf("user scope: %q, %v", got, err)
 	}
 	t.Setenv("XDG_CONFIG_HOME", "/xdg")
-	if got, err := opencode.PluginPath(opencode.ScopeUser, "", "/home/u"); err != nil || got != "/xdg/opencode/plugins/mnemo.js" {
+	if got, err := pluginPath(install.ScopeUser, "", "/home/u"); err != nil || got != "/xdg/opencode/plugins/mnemo.js" {
 		t.Errorf("user scope with XDG_CONFIG_HOME: %q, %v", got, err)
 	}
-	if got, err := opencode.PluginPath(opencode.ScopeProject, "/work/proj", "/home/u"); err != nil || got != "/work/proj/.opencode/plugins/mnemo.js" {
+	if got, err := pluginPath(install.ScopeProject, "/work/proj", "/home/u"); err != nil || got != "/work/proj/.opencode/plugins/mnemo.js" {
 		t.Errorf("project scope: %q, %v", got, err)
 	}
-	if _, err := opencode.PluginPath(opencode.ScopeProject, "", "/home/u"); err == nil {
+	if _, err := pluginPath(install.ScopeProject, "", "/home/u"); err == nil {
 		t.Error("project scope without a project: no error")
 	}
-	if _, err := opencode.PluginPath("local", "/work/proj", "/home/u"); !errors.Is(err, opencode.ErrUnknownScope) {
+	if _, err := pluginPath("local", "/work/proj", "/home/u"); !errors.Is(err, install.ErrUnknownScope) {
 		t.Errorf("scope local: %v, want ErrUnknownScope", err)
 	}
 }
 
-func TestPluginSourceRefusesOtherPaths(t *testing.T) {
+func TestOpenCodePluginRefusesOtherPaths(t *testing.T) {
 	for _, p := range []string{"mnemo-hook", "bin/mnemo-hook", "/usr/bin/mnemo", "/tmp/a\nb/mnemo-hook"} {
-		if _, err := opencode.PluginSource(p); err == nil {
-			t.Errorf("PluginSource(%q): no error", p)
+		if _, err := install.OpenCodePlugin(p); err == nil {
+			t.Errorf("OpenCodePlugin(%q): no error", p)
 		}
 	}
 }
 
-// TestPluginSourceRunsTheInstalledHook loads the plugin PluginSource
+// TestOpenCodePluginRunsTheInstalledHook loads the plugin the installer
 // writes in node and checks that its hooks run the binary written into it,
 // a path with a quote, a backslash and a space in its folder's name.
-func TestPluginSourceRunsTheInstalledHook(t *testing.T) {
+func TestOpenCodePluginRunsTheInstalledHook(t *testing.T) {
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("node not found")
@@ -62,7 +75,7 @@ func TestPluginSourceRunsTheInstalledHook(t *testing.T) {
 	if err := os.WriteFile(hook, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	src, err := opencode.PluginSource(hook)
+	src, err := install.OpenCodePlugin(hook)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,12 +86,12 @@ func TestPluginSourceRunsTheInstalledHook(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(plugins, "package.json"), []byte(`{"type":"module"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := opencode.Install(filepath.Join(plugins, opencode.PluginName), hook)
+	res, err := openCode(t).Install(filepath.Join(plugins, opencode.PluginName), install.Options{HookPath: hook})
 	if err != nil || !res.Changed {
 		t.Fatalf("Install: %+v, %v", res, err)
 	}
 	if installed, _ := os.ReadFile(res.Path); !bytes.Equal(installed, src) {
-		t.Fatal("Install wrote something else than PluginSource")
+		t.Fatal("Install wrote something else than OpenCodePlugin")
 	}
 	// Without MNEMO_HOOK_BIN, and with no mnemo-hook on PATH.
 	drive := `
@@ -108,16 +121,20 @@ await hooks.dispose();
 	}
 }
 
-func TestInstallUninstall(t *testing.T) {
+func TestOpenCodeInstallUninstall(t *testing.T) {
+	in := openCode(t)
+	plugin := func(path, hook string) (install.Result, error) {
+		return in.Install(path, install.Options{HookPath: hook})
+	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, ".opencode", "plugins", opencode.PluginName)
-	if r, err := opencode.Install(path, "/opt/mnemo/bin/mnemo-hook"); err != nil || !r.Changed {
+	if r, err := plugin(path, "/opt/mnemo/bin/mnemo-hook"); err != nil || !r.Changed {
 		t.Fatalf("first Install: %+v, %v", r, err)
 	}
-	if r, err := opencode.Install(path, "/opt/mnemo/bin/mnemo-hook"); err != nil || r.Changed {
+	if r, err := plugin(path, "/opt/mnemo/bin/mnemo-hook"); err != nil || r.Changed {
 		t.Fatalf("second Install: %+v, %v (want unchanged)", r, err)
 	}
-	if r, err := opencode.Install(path, "/usr/local/bin/mnemo-hook"); err != nil || !r.Changed {
+	if r, err := plugin(path, "/usr/local/bin/mnemo-hook"); err != nil || !r.Changed {
 		t.Fatalf("Install of a moved hook: %+v, %v", r, err)
 	}
 	if b, _ := os.ReadFile(path); !bytes.Contains(b, []byte(`const INSTALLED_HOOK_BIN = "/usr/local/bin/mnemo-hook";`)) {
@@ -127,13 +144,13 @@ func TestInstallUninstall(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("the plugins folder holds %d files, want only mnemo.js", len(entries))
 	}
-	if r, err := opencode.Uninstall(path); err != nil || !r.Changed {
+	if r, err := in.Uninstall(path, install.Options{}); err != nil || !r.Changed {
 		t.Fatalf("Uninstall: %+v, %v", r, err)
 	}
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the plugin is still there: %v", err)
 	}
-	if r, err := opencode.Uninstall(path); err != nil || r.Changed {
+	if r, err := in.Uninstall(path, install.Options{}); err != nil || r.Changed {
 		t.Errorf("Uninstall with no plugin: %+v, %v", r, err)
 	}
 
@@ -142,10 +159,10 @@ func TestInstallUninstall(t *testing.T) {
 	if err := os.WriteFile(path, own, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := opencode.Install(path, "/opt/mnemo/bin/mnemo-hook"); err == nil {
+	if _, err := plugin(path, "/opt/mnemo/bin/mnemo-hook"); err == nil {
 		t.Error("Install over a foreign mnemo.js: no error")
 	}
-	if _, err := opencode.Uninstall(path); err == nil {
+	if _, err := in.Uninstall(path, install.Options{}); err == nil {
 		t.Error("Uninstall of a foreign mnemo.js: no error")
 	}
 	if b, _ := os.ReadFile(path); !bytes.Equal(b, own) {
