@@ -151,6 +151,17 @@ func (h Host) Stage(event string) (Stage, bool) {
 	return stageNamed(event)
 }
 
+// StageOf returns the stage of one of a host's events: the host's own name
+// for it (Host.Stage), else Claude Code's, which are the stages' own; a
+// host Mnemo does not know has Claude Code's alone. It reports false for
+// an event Mnemo does not hook.
+func StageOf(host, event string) (Stage, bool) {
+	if h, ok := Named(host); ok {
+		return h.Stage(event)
+	}
+	return stageNamed(event)
+}
+
 // Injects reports whether the host takes context from the answer of a
 // stage event.
 func (h Host) Injects(stage string) bool { return slices.Contains(h.Inject, stage) }

@@ -17,9 +17,6 @@ const (
 	EventSessionEnd         = "SessionEnd"
 )
 
-// Platform is Claude Code's platform name, the one its sessions are stored under.
-const Platform = ClaudeCode
-
 // The hook's deadlines, start to answer. Claude Code waits for a hook, so
 // every stage has a hard bound; what misses it goes to the spool.
 const (
@@ -75,17 +72,6 @@ var Stages = []Stage{
 	{Event: EventPostToolUseFailure, Method: memory.MethodPostToolUse, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
 	{Event: EventStop, Method: memory.MethodStop, Timeout: 5, Budget: EventBudget, StartsDaemon: true, Spools: true},
 	{Event: EventSessionEnd, Method: memory.MethodSessionEnd, Timeout: 1, Budget: SessionEndBudget, Spools: true},
-}
-
-// StageOf returns the stage of one of a host's events: the host's own name
-// for it (Host.Stage), else Claude Code's, which are the stages' own; a
-// host Mnemo does not know has Claude Code's alone. It reports false for
-// an event Mnemo does not hook.
-func StageOf(host, event string) (Stage, bool) {
-	if h, ok := Named(host); ok {
-		return h.Stage(event)
-	}
-	return stageNamed(event)
 }
 
 // stageNamed returns the stage of a stage event ("PostToolUse").

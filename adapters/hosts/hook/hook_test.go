@@ -35,7 +35,7 @@ func runHook(t *testing.T, home, event string, payload []byte, daemon []string) 
 	})
 	took := time.Since(start)
 	if code != 0 {
-		t.Errorf("RunHook = %d, want 0", code)
+		t.Errorf("Run = %d, want 0", code)
 	}
 	if stderr.Len() > 0 {
 		t.Errorf("stderr: %s", stderr.String())
@@ -219,7 +219,7 @@ func TestRunHookStdinNeverCloses(t *testing.T) {
 	code := hook.Run(context.Background(), hook.Config{Home: home, Event: "SessionEnd", Stdin: r, Stdout: &stdout})
 	took := time.Since(start)
 	if code != 0 || stdout.String() != "{}\n" {
-		t.Errorf("RunHook = %d, stdout %q", code, stdout.String())
+		t.Errorf("Run = %d, stdout %q", code, stdout.String())
 	}
 	if took < hook.StdinWait || took > hook.StdinWait+time.Second {
 		t.Errorf("took %v, want about %v", took, hook.StdinWait)
@@ -260,7 +260,7 @@ func TestRunHookStdinFile(t *testing.T) {
 			code := hook.Run(context.Background(), hook.Config{Home: home, Event: "PostToolUse", Stdin: r, Stdout: &stdout})
 			took := time.Since(start)
 			if code != 0 || stdout.String() != "{}\n" {
-				t.Errorf("RunHook = %d, stdout %q", code, stdout.String())
+				t.Errorf("Run = %d, stdout %q", code, stdout.String())
 			}
 			if n := len(d.Calls()); (n == 1) != tt.delivered {
 				t.Errorf("daemon got %d calls; want delivered %v", n, tt.delivered)

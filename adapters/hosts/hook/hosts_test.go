@@ -48,7 +48,7 @@ func runHostHook(t *testing.T, home, host, event string, payload []byte) string 
 		t.Fatalf("ParseArgs(%q): %v", args, cfg.ArgsErr)
 	}
 	if code := hook.Run(context.Background(), cfg); code != 0 {
-		t.Errorf("RunHook = %d, want 0", code)
+		t.Errorf("Run = %d, want 0", code)
 	}
 	if stderr.Len() > 0 {
 		t.Errorf("stderr: %s", stderr.String())

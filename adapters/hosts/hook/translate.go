@@ -81,7 +81,10 @@ func SessionPause(log *slog.Logger) memory.Pause {
 }
 
 // Translate maps a payload onto the daemon call of its stage: the method
-// and its params (one of the *Params types, as a pointer). Text is
+// and its params (one of the *Params types, as a pointer). The stage is
+// the one the payload was read with (Payload.Stage, set by
+// hosts.Wire.Normalize); a payload built by hand without it has its stage
+// looked up here, from its host and event. Text is
 // cleaned here, before anything leaves the process: the prompt and the
 // messages with privacy.Clean (an entirely private prompt becomes
 // PrivateMarker), the tool input and response with privacy.CleanJSON.
