@@ -1,14 +1,13 @@
 // Command mnemo-hook is Mnemo's hook for Claude Code and every other
 // coding agent: `mnemo-hook [--host HOST] [EVENT]` reads the hook payload
 // on stdin, hands it to the daemon and prints the answer in the host's
-// shape. It always exits 0; see claudecode.Main and claudecode.RunHook.
+// shape. It always exits 0; see hook.Main.
 package main
 
 import (
-	"context"
 	"os"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/hook"
 )
 
 // Version is set at build time with -ldflags "-X main.Version=…" (mnemo's
@@ -18,5 +17,5 @@ import (
 var Version = "0.1.0-dev"
 
 func main() {
-	os.Exit(claudecode.Main(context.Background(), Version, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(hook.Main(os.Args[1:], Version))
 }

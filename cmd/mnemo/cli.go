@@ -13,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
 	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
@@ -29,7 +30,7 @@ func searchCommand() *cli.Command {
 			jsonFlag,
 			&cli.StringFlag{Name: "project", Usage: "only this project"},
 			&cli.StringFlag{Name: "type", Usage: "only these types (comma-separated)"},
-			&cli.StringFlag{Name: "host", Usage: "only what was made in this agent's sessions (claude-code, codex, gemini, cursor, vscode, copilot, opencode, windsurf)"},
+			&cli.StringFlag{Name: "host", Usage: "only what was made in this agent's sessions (" + strings.Join(hosts.Names(), ", ") + ")"},
 			&cli.StringFlag{Name: "file", Usage: "only observations touching a file containing one of these (comma-separated)"},
 			&cli.TimestampFlag{Name: "since", Layout: time.RFC3339, Usage: "only from this time"},
 			&cli.TimestampFlag{Name: "until", Layout: time.RFC3339, Usage: "only up to this time"},

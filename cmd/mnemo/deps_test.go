@@ -16,12 +16,17 @@ const module = "github.com/mnemo-dev/mnemo"
 // Badger engine (memory/store) and the agents sit on top of it; nothing in
 // memory imports rpc or an adapter, but for memory/client, the typed client
 // of the daemon, which imports memory and rpc and nothing else of ours; the
-// adapters never import each other, and the hook's adapter links the domain
-// but never the engine; the daemon's runtime (cmd/internal/daemon) may use
-// all of them, and the commands (cmd/mnemo) reach the engine only through
-// it or the client; the editor and the viewer reach the memory through
-// an interface of their own, so they link the domain alone. Every package
-// of the module has a rule: the last subtest fails for one that has none.
+// adapters never import each other, but for the hosts' packages, which
+// build on what every host shares (adapters/hosts): the hook links the
+// domain but never the engine, the installers nor the back-fill; the
+// back-fill replays transcripts through the hook; the installers write
+// OpenCode's plugin (adapters/opencode, the file alone). MCP reaches the
+// memory through the typed client. The daemon's runtime (cmd/internal/daemon)
+// may use all of them, and the commands (cmd/mnemo) reach the engine only
+// through it or the client; the editor and the viewer reach the memory
+// through an interface of their own, so they link the domain alone. Every
+// package of the module has a rule: the last subtest fails for one that
+// has none.
 func TestDependencyDirection(t *testing.T) {
 	rules := []struct {
 		pkg       string   // a package, or a pattern of them ("..." matches any text)
@@ -43,10 +48,13 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "memory/observer", forbidden: []string{"rpc", "adapters", "memory/store", "vector"}},
 		{pkg: "adapters/vscode", forbidden: []string{"adapters", "memory", "vector"}, allowed: []string{"adapters/vscode", "memory", "memory/privacy"}},
 		{pkg: "adapters/viewer", forbidden: []string{"adapters", "memory", "vector", "cmd"}, allowed: []string{"adapters/viewer", "memory"}},
-		{pkg: "adapters/opencode", forbidden: []string{""}, allowed: []string{"adapters/opencode", "memory/atomicfile"}},
-		{pkg: "adapters/claudecode", forbidden: []string{"adapters/vscode", "memory", "vector"}, allowed: []string{"memory", "memory/privacy", "memory/atomicfile"}},
+		{pkg: "adapters/hosts", forbidden: []string{""}, allowed: []string{"adapters/hosts", "memory", "memory/privacy", "rpc/..."}},
+		{pkg: "adapters/hosts/hook", forbidden: []string{""}, allowed: []string{"adapters/hosts", "adapters/hosts/hook", "memory", "memory/privacy", "memory/atomicfile", "rpc/..."}},
+		{pkg: "adapters/hosts/install", forbidden: []string{""}, allowed: []string{"adapters/hosts", "adapters/hosts/install", "adapters/opencode", "memory", "memory/privacy", "memory/atomicfile", "rpc/..."}},
+		{pkg: "adapters/hosts/backfill", forbidden: []string{""}, allowed: []string{"adapters/hosts", "adapters/hosts/hook", "adapters/hosts/backfill", "memory", "memory/privacy", "memory/atomicfile", "rpc/..."}},
+		{pkg: "adapters/opencode", forbidden: []string{""}, allowed: []string{"adapters/opencode"}},
 		{pkg: "adapters/claudemem", forbidden: []string{"adapters", "memory", "rpc", "vector"}, allowed: []string{"adapters/claudemem", "memory", "memory/privacy"}},
-		{pkg: "adapters/claudecode/mcp", forbidden: []string{"adapters/vscode", "memory/store", "vector"}},
+		{pkg: "adapters/mcp", forbidden: []string{""}, allowed: []string{"adapters/mcp", "memory", "memory/client", "rpc/..."}},
 		// The tests' throw-away PostgreSQL, and the evaluation's data.
 		{pkg: "memory/team/pgtest", forbidden: []string{""}},
 		{pkg: "vector/internal/evalset", forbidden: []string{""}, allowed: []string{"vector", "memory/atomicfile"}},
@@ -54,14 +62,16 @@ func TestDependencyDirection(t *testing.T) {
 		// run the real binaries: they link nothing of ours.
 		{pkg: "adapters/.../e2e", forbidden: []string{""}},
 		{pkg: "adapters/claudecode/modelserver", forbidden: []string{""}},
+		// Claude Code's own folder: its plugin, test data and e2e tests.
+		{pkg: "adapters/claudecode", forbidden: []string{""}},
 		// The daemon's runtime: everything but the commands above it.
 		{pkg: "cmd/internal/daemon", forbidden: []string{"cmd/mnemo"}},
 		// The commands reach the engine through the daemon's runtime or
 		// the client: none opens a store or serves a connection itself.
 		{pkg: "cmd/mnemo", direct: true, forbidden: []string{"memory/store", "memory/local", "memory/observer", "adapters/vscode", "adapters/viewer"}},
-		// The hook binary links the hook's adapter and the domain, never
-		// the engine nor the daemon (adapters/claudecode's TestHookDeps).
-		{pkg: "cmd/mnemo-hook", forbidden: []string{"memory", "vector", "adapters", "cmd"}, allowed: []string{"memory", "memory/privacy", "memory/atomicfile", "adapters/claudecode"}},
+		// The hook binary links the hook and what every host shares, and the
+		// domain, never the engine nor the daemon (TestHookDeps).
+		{pkg: "cmd/mnemo-hook", forbidden: []string{"memory", "vector", "adapters", "cmd"}, allowed: []string{"memory", "memory/privacy", "memory/atomicfile", "adapters/hosts", "adapters/hosts/hook"}},
 		// The benchmark builds no engine by hand: the daemon's runtime
 		// opens it. The evaluation scores the engine in its own process,
 		// without a daemon; the soak test is a client of a real daemon,

@@ -26,21 +26,6 @@ const repoRoot = "../.."
 // topLevel are the folders of the repository whose paths the docs name.
 var topLevel = []string{"cmd", "rpc", "memory", "vector", "adapters", "docs"}
 
-// pendingPaths are paths of the layout the docs describe that land with
-// other branches (house-daemon, house-hosts, house-write). They do not
-// exist on this branch yet; the test errs once one does, so that it
-// leaves this list.
-//
-// Lands with house-daemon/house-hosts/house-write; the lead removes this
-// list at merge.
-var pendingPaths = []string{
-	"adapters/hosts",          // house-hosts
-	"adapters/hosts/hook",     // house-hosts
-	"adapters/hosts/install",  // house-hosts
-	"adapters/hosts/backfill", // house-hosts
-	"adapters/mcp",            // house-hosts
-}
-
 // docFiles returns README.md and every docs/*.md, relative to the root.
 func docFiles(t *testing.T) []string {
 	t.Helper()
@@ -139,11 +124,6 @@ func exists(rel string) bool {
 // inline code exists: `memory/store`, `cmd/mnemo-hook/main.go`,
 // `adapters/vscode/extension/`, `vector/index.go:579`.
 func TestDocsPaths(t *testing.T) {
-	for _, p := range pendingPaths {
-		if exists(p) {
-			t.Errorf("%s exists now: take it out of pendingPaths", p)
-		}
-	}
 	checked := 0
 	for _, name := range docFiles(t) {
 		lines, numbers := proseLines(readDoc(t, name))
@@ -154,9 +134,6 @@ func TestDocsPaths(t *testing.T) {
 					continue
 				}
 				checked++
-				if slices.Contains(pendingPaths, p) {
-					continue
-				}
 				if !exists(p) {
 					t.Errorf("%s:%d names `%s`, which does not exist", name, numbers[i], span)
 				}

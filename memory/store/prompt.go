@@ -31,7 +31,7 @@ const (
 	// pasted log or file past this add cost, not relevance.
 	promptQueryBytes = 2 << 10
 	// promptRecallWait bounds the search. The hook waits about 0.9 s for
-	// the whole call (claudecode.EventBudget); a recall that is late is
+	// the whole call (hosts.EventBudget); a recall that is late is
 	// dropped, and the prompt is answered without it.
 	promptRecallWait = 300 * time.Millisecond
 

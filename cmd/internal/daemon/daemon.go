@@ -11,7 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/hook"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -113,7 +113,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 func (d *Daemon) ingestSpool(ctx context.Context) error {
 	conn := d.Connect(ctx)
 	defer conn.Close()
-	n, err := claudecode.IngestSpool(ctx, claudecode.SpoolPath(d.Home), func(ctx context.Context, method string, params json.RawMessage) error {
+	n, err := hook.IngestSpool(ctx, hook.SpoolPath(d.Home), func(ctx context.Context, method string, params json.RawMessage) error {
 		return conn.Client.Call(ctx, method, params, nil)
 	})
 	if n > 0 {

@@ -8,7 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/install"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/rules"
 	"github.com/mnemo-dev/mnemo/memory/store"
@@ -54,10 +55,8 @@ func newRulesRefresher(mem *store.Memory, log *slog.Logger) *rulesRefresher {
 		mem: mem, log: log, every: rulesEvery, settle: rulesSettle, timeout: rulesTimeout,
 		ctx: ctx, cancel: cancel, last: map[string]time.Time{}, pending: map[string]bool{},
 	}
-	// The hosts' installers name the rules files. OpenCode's installer,
-	// which cmd/mnemo adds to these, keeps AGENTS.md, Codex's already (a
-	// test of cmd/mnemo holds every installer's file to this list).
-	for _, in := range claudecode.Installers {
+	// The hosts' installers name the rules files.
+	for _, in := range install.Installers {
 		if in.Rules != "" && !slices.Contains(r.files, in.Rules) {
 			r.files = append(r.files, in.Rules)
 		}
@@ -165,7 +164,7 @@ func (r *rulesRefresher) refresh(root string) {
 // hasSessionEnd reports whether a host (a session's platform) fires
 // SessionEnd.
 func hasSessionEnd(platform string) bool {
-	h, ok := claudecode.HostNamed(platform)
+	h, ok := hosts.Named(platform)
 	if !ok {
 		return true // an editor's sessions: its own Stop is no end
 	}
