@@ -41,7 +41,7 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "memory/store", forbidden: []string{"rpc", "adapters"}},
 		{pkg: "memory/team", forbidden: []string{"rpc", "adapters", "memory/store", "vector", "memory/observer"}},
 		{pkg: "memory/observer", forbidden: []string{"rpc", "adapters", "memory/store", "vector"}},
-		{pkg: "adapters/vscode", forbidden: []string{"adapters", "memory", "vector"}, allowed: []string{"adapters/vscode", "memory", "memory/privacy"}},
+		{pkg: "adapters/vscode", forbidden: []string{"adapters", "memory", "vector", "cmd"}, allowed: []string{"adapters/vscode", "memory", "memory/privacy"}},
 		{pkg: "adapters/viewer", forbidden: []string{"adapters", "memory", "vector", "cmd"}, allowed: []string{"adapters/viewer", "memory"}},
 		{pkg: "adapters/opencode", forbidden: []string{""}, allowed: []string{"adapters/opencode", "memory/atomicfile"}},
 		{pkg: "adapters/claudecode", forbidden: []string{"adapters/vscode", "memory", "vector"}, allowed: []string{"memory", "memory/privacy", "memory/atomicfile"}},
