@@ -46,7 +46,7 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "memory/store", forbidden: []string{"rpc", "adapters"}},
 		{pkg: "memory/team", forbidden: []string{"rpc", "adapters", "memory/store", "vector", "memory/observer"}},
 		{pkg: "memory/observer", forbidden: []string{"rpc", "adapters", "memory/store", "vector"}},
-		{pkg: "adapters/vscode", forbidden: []string{"adapters", "memory", "vector"}, allowed: []string{"adapters/vscode", "memory", "memory/privacy"}},
+		{pkg: "adapters/vscode", forbidden: []string{"adapters", "memory", "vector", "cmd"}, allowed: []string{"adapters/vscode", "memory", "memory/privacy"}},
 		{pkg: "adapters/viewer", forbidden: []string{"adapters", "memory", "vector", "cmd"}, allowed: []string{"adapters/viewer", "memory"}},
 		{pkg: "adapters/hosts", forbidden: []string{""}, allowed: []string{"adapters/hosts", "memory", "memory/privacy", "rpc/..."}},
 		{pkg: "adapters/hosts/hook", forbidden: []string{""}, allowed: []string{"adapters/hosts", "adapters/hosts/hook", "memory", "memory/privacy", "memory/atomicfile", "rpc/..."}},
