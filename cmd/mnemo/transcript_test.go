@@ -32,7 +32,8 @@ var update = flag.Bool("update", false, "rewrite the expected output of the tran
 // directives:
 //
 //	raw <text>    send <text> as one frame body as it is (malformed input)
-//	wait-idle     wait until the memory agent has drained the queue
+//	wait-idle     wait until the search index is loaded and the memory
+//	              agent has drained the queue
 //	close         close stdin (the client goes away)
 //	# …           a comment
 //
@@ -212,10 +213,11 @@ func waitIdle(t *testing.T, send func(string), frames <-chan []byte, n *int) {
 					Counts struct {
 						Queued int `json:"queued"`
 					} `json:"counts"`
+					Embedder string `json:"embedder"`
 				} `json:"result"`
 			}
 			if json.Unmarshal(body, &msg) == nil && msg.ID == id {
-				if msg.Result.Counts.Queued == 0 {
+				if msg.Result.Counts.Queued == 0 && !strings.Contains(msg.Result.Embedder, "(loading") {
 					return
 				}
 				break
@@ -223,7 +225,7 @@ func waitIdle(t *testing.T, send func(string), frames <-chan []byte, n *int) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatal("the queue did not drain")
+	t.Fatal("the index did not load or the queue did not drain")
 }
 
 func readFrame(r *bufio.Reader) ([]byte, error) {
