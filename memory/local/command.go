@@ -346,6 +346,15 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 	default:
 		ranCommand(n, t, core, out)
 	}
+	if judged && j.outcome == outcomeRan && (j.whose != "" || j.background) {
+		// The program, an install or another tool that nothing shows to
+		// have worked (its exit code is another command's): what it did
+		// is not completed work, nor an install done.
+		n.Type = memory.TypeDiscovery
+		if c.kind == kindInstall {
+			n.Title = core + " (outcome not shown)"
+		}
+	}
 	return true
 }
 
@@ -362,25 +371,16 @@ func judgedKind(c shellCommand) bool {
 	return false
 }
 
-// ranUnknown describes a run whose outcome nothing shows: it ran, or
-// was started in the background.
+// ranUnknown describes a test run or build whose outcome nothing shows:
+// it ran, or was started in the background.
 func ranUnknown(n *draft, t *toolEvent, core string, j judgement) {
 	n.Type = memory.TypeDiscovery
 	n.Title = core + " (outcome not shown)"
 	if j.background {
 		n.Title = "Started " + core + " in the background"
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s ran; the output does not show whether it passed", core)
-	if h := j.hidden(); h != "" {
-		fmt.Fprintf(&b, " (%s)", h)
-	}
-	b.WriteString(".")
-	if t.in.Description != "" {
-		b.WriteString(" " + asSentence(t.in.Description))
-	}
-	n.Narrative = b.String()
-	n.Subtitle = FirstNonEmpty(upperFirst(j.hidden()), "the output does not show how it ended")
+	n.Narrative = asSentence(t.in.Description)
+	n.Subtitle = upperFirst(j.hidden())
 }
 
 // deletedFiles describes rm and git rm of files; false when it names none.

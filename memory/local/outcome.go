@@ -108,13 +108,14 @@ func judgeRun(segs []shellCommand, p int, code int, given bool, background bool,
 		j.outcome = outcomePassed
 	case j.outcome != outcomeRan:
 		// Read from the shell's rules above.
-	case bg || v.failed:
+	case bg:
 	case passShown(v, segs, p, end, lines):
 		j.outcome, j.byOutput, j.evidence = outcomePassed, true, v.line
 	case !v.passed() && quietPass(segs, p, end, lines):
 		j.outcome, j.byOutput, j.evidence = outcomePassed, true, "printed nothing"
-	case !v.passed() && isMake(c) && !c.redirected && outputReach(segs, p, end, lines, "") <= reachTail:
-		// make ends a failed run with "make: *** [target] Error N".
+	case !v.passed() && isMake(c) && !c.redirected && outputReach(segs, p, end, lines, "") <= makeReach(c):
+		// make ends a failed run with "make: *** [target] Error N" (in
+		// parallel, other jobs may print after it).
 		j.outcome, j.byOutput, j.evidence = outcomePassed, true, "no make error"
 	}
 	return j
@@ -145,6 +146,15 @@ func quietRunner(c shellCommand) bool {
 
 func isMake(c shellCommand) bool {
 	return len(c.words) > 0 && (path.Base(c.words[0]) == "make" || path.Base(c.words[0]) == "gmake")
+}
+
+// makeReach is how much of make's output must be seen for the absence of
+// its error line to tell: its end, or all of it when jobs run in parallel.
+func makeReach(c shellCommand) int {
+	if slices.ContainsFunc(c.words[1:], func(w string) bool { return strings.HasPrefix(w, "-j") || strings.HasPrefix(w, "--jobs") }) {
+		return reachAll
+	}
+	return reachTail
 }
 
 // quietPass reports whether a quiet runner printed nothing that reached
@@ -720,7 +730,8 @@ func readVerdict(c shellCommand, lines []string) verdict {
 			fail(l, true)
 		case strings.Contains(t, "BUILD SUCCESS"):
 			pass(l, "build", reachPart)
-		case makeErrorRE.MatchString(t) && !strings.HasSuffix(t, "(ignored)"), strings.HasPrefix(t, "make: Target") && strings.Contains(t, "not remade because of errors"):
+		case makeErrorRE.MatchString(t) && !strings.HasSuffix(t, "(ignored)"), strings.HasPrefix(t, "make: Target") && strings.Contains(t, "not remade because of errors"),
+			strings.Contains(t, "*** Waiting for unfinished jobs"):
 			fail(l, true)
 		case unittestFailRE.MatchString(t), rspecFailRE.MatchString(t):
 			fail(l, true)

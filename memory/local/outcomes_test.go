@@ -129,6 +129,10 @@ func (c outcomeCase) payloads() []hookPayload {
 // a non-zero exit code or a fact that it failed.
 var (
 	passWordsRE = regexp.MustCompile(`(?i)\b(?:passes|passed|pass|succeeds|succeeded)\b`)
+	// passClaimRE finds a pass title in a summary ("go test ./... passes.",
+	// "… succeeds after fixing …"), not the word in an error message
+	// ("Snapshot passes lock by value").
+	passClaimRE = regexp.MustCompile(`\b(?:passes|succeeds)(?:\.|$| after )`)
 	exitCodeRE  = regexp.MustCompile(`^exit code (\d+)$`)
 )
 
@@ -179,7 +183,7 @@ func (s outcomeScore) share(n int) string {
 func TestOutcomesCannotLie(t *testing.T) {
 	floors := map[string]struct{ pass, fail float64 }{
 		"dev":     {pass: 0.97, fail: 0.98},
-		"heldout": {pass: 0.6, fail: 0.95},
+		"heldout": {pass: 0.88, fail: 0.93},
 	}
 	for _, split := range strings.Split(*outcomeSplits, ",") {
 		var pass, fail outcomeScore
@@ -202,7 +206,7 @@ func TestOutcomesCannotLie(t *testing.T) {
 					case memory.TypeChange, memory.TypeBugfix, memory.TypeFeature, memory.TypeRefactor:
 						t.Errorf("the %s run failed, and it is recorded as a %s (listed as completed): %s", c.runner, o.Type, desc)
 					}
-					if strings.Contains(s.Completed, o.Title) || passWordsRE.MatchString(s.Completed) || strings.Contains(s.Investigated, " passes") || strings.Contains(s.Investigated, " succeeds") {
+					if strings.Contains(s.Completed, o.Title) || passWordsRE.MatchString(s.Completed) || passClaimRE.MatchString(s.Investigated) {
 						t.Errorf("the %s run failed, and the summary says it was completed or passed: %+v", c.runner, s)
 					}
 					if !strings.Contains(s.Completed+s.Investigated, o.Title) {
@@ -308,6 +312,18 @@ func TestExitCodeOfTheLine(t *testing.T) {
 		{"a grep that would drop them", `go test ./... 2>&1 | grep ok`,
 			map[string]any{"stdout": "ok  \tshop/cart\t0.01s"}, "", false,
 			"go test ./... (outcome not shown)", "exit code 0 is grep's; the output does not tell"},
+		{"a basic grep that keeps them too", `go test ./... 2>&1 | grep 'ok\|FAIL'`,
+			map[string]any{"stdout": "ok  \tshop/cart\t0.01s"}, "", false,
+			"go test ./... passes", "exit code 0 is grep's; the output shows it passed"},
+		{"make's end without its error line", "make test 2>&1 | tail -2",
+			map[string]any{"stdout": "built cart\nbuilt payments"}, "", false,
+			"make test passes", "exit code 0 is tail's; the output shows it passed"},
+		{"the same, in parallel", "make -j4 test 2>&1 | tail -2",
+			map[string]any{"stdout": "built cart\nbuilt payments"}, "", false,
+			"make -j4 test (outcome not shown)", "exit code 0 is tail's; the output does not tell"},
+		{"an install nothing shows to have worked", "npm install 2>&1 | tail -1",
+			map[string]any{"stdout": "added 3 packages in 2s"}, "", false,
+			"npm install (outcome not shown)", "exit code 0 is tail's; the output does not tell"},
 		{"grep found nothing", "go test ./... | grep FAIL",
 			map[string]any{"stdout": "", "returnCodeInterpretation": "No matches found"}, "", false,
 			"go test ./... (outcome not shown)", ""},
