@@ -258,17 +258,17 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 	if judged {
 		// Claude Code's PostToolUse comes only for a command line that
 		// exited 0, or whose non-zero exit it read as no error (grep
-		// finding nothing: returnCodeInterpretation); a failure comes as
-		// PostToolUseFailure, "Exit code N" in its error.
-		// A command it runs in the background has not ended yet.
+		// finding nothing: returnCodeInterpretation), and with no exit
+		// code in it; a failure comes as PostToolUseFailure, "Exit code
+		// N" in its error. A command it runs in the background
+		// (run_in_background) has not ended yet.
 		background := t.in.RunInBackground || t.out.BackgroundTaskID != ""
 		given := !unknown && t.out.ReturnCodeInterpretation == "" && !background
 		j = judgeRun(segs, p, code, given, background, out)
 		failed = j.outcome == outcomeFailed
-		switch {
-		case interrupted:
+		if interrupted {
 			n.fact("interrupted by the user")
-		default:
+		} else {
 			n.fact("%s", j.exitFact(given))
 		}
 	} else {
@@ -302,11 +302,10 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 	if failed {
 		how, status := "", "failed"
 		switch {
-		case judged && j.exact, !judged && code >= 0:
+		case judged && j.exact:
+			how, status = fmt.Sprintf("with exit code %d", j.code), fmt.Sprintf("exit code %d", j.code)
+		case !judged && code >= 0:
 			how, status = fmt.Sprintf("with exit code %d", code), fmt.Sprintf("exit code %d", code)
-			if judged {
-				how, status = fmt.Sprintf("with exit code %d", j.code), fmt.Sprintf("exit code %d", j.code)
-			}
 		case judged && j.hidden() != "":
 			how = "(" + j.hidden() + ")"
 		}
