@@ -230,7 +230,12 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 	if line == "" {
 		return false
 	}
-	c := primaryCommand(line)
+	segs := parseShell(line)
+	p := primaryAt(segs)
+	c := shellCommand{kind: -1}
+	if p >= 0 {
+		c = segs[p]
+	}
 	core := c.String()
 	if core == "" || c.kind <= kindLook {
 		// Nothing specific: the command line as typed says most.
@@ -246,15 +251,35 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 	}
 	interrupted := t.out.Interrupted || strings.Contains(t.out.Error, "interrupted by user")
 	n.fact("$ %s", memory.FirstLine(line)+ellipsisIf(strings.Contains(line, "\n")))
-	switch {
-	case interrupted:
-		n.fact("interrupted by the user")
-	case code >= 0:
-		n.fact("exit code %d", code)
-	case failed:
-		n.fact("exit code %s failed", unknownExit)
-	case (c.kind == kindTest || c.kind == kindBuild) && resultLine(out) != "":
-		n.fact("exit code %s passed", unknownExit)
+	// A run (a test, a build, the program, an install) ended as its
+	// runner says, which the exit code of the line may not (outcome.go).
+	var j judgement
+	judged := p >= 0 && judgedKind(c)
+	if judged {
+		// Claude Code's PostToolUse comes only for a command line that
+		// exited 0, or whose non-zero exit it read as no error (grep
+		// finding nothing: returnCodeInterpretation), and with no exit
+		// code in it; a failure comes as PostToolUseFailure, "Exit code
+		// N" in its error. A command it runs in the background
+		// (run_in_background) has not ended yet.
+		background := t.in.RunInBackground || t.out.BackgroundTaskID != ""
+		given := !unknown && t.out.ReturnCodeInterpretation == "" && !background
+		j = judgeRun(segs, p, code, given, background, out)
+		failed = j.outcome == outcomeFailed
+		if interrupted {
+			n.fact("interrupted by the user")
+		} else {
+			n.fact("%s", j.exitFact(given))
+		}
+	} else {
+		switch {
+		case interrupted:
+			n.fact("interrupted by the user")
+		case code >= 0:
+			n.fact("exit code %d", code)
+		case failed:
+			n.fact("exit code %s failed", unknownExit)
+		}
 	}
 	n.tags = commandTags(c)
 	if c.kind == kindTest || c.kind == kindBuild {
@@ -275,17 +300,30 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 		return true
 	}
 	if failed {
-		failedCommand(n, t, c, core, code, out)
+		how, status := "", "failed"
+		switch {
+		case judged && j.exact:
+			how, status = fmt.Sprintf("with exit code %d", j.code), fmt.Sprintf("exit code %d", j.code)
+		case !judged && code >= 0:
+			how, status = fmt.Sprintf("with exit code %d", code), fmt.Sprintf("exit code %d", code)
+		case judged && j.hidden() != "":
+			how = "(" + j.hidden() + ")"
+		}
+		failedCommand(n, t, c, core, how, status, out)
+		return true
+	}
+	if judged && j.outcome == outcomeRan && (c.kind == kindTest || c.kind == kindBuild) {
+		// Nothing failed, and nothing says it passed.
+		ranUnknown(n, t, core, j)
 		return true
 	}
 	switch c.kind {
 	case kindTest, kindBuild:
-		if unknown && resultLine(out) == "" {
-			// Nothing failed, nothing says it passed.
-			ranCommand(n, t, core, out)
-			break
+		sub := "exit code 0"
+		if j.byOutput || !j.exact {
+			sub = memory.FirstNonEmpty(j.evidence, "passed")
 		}
-		passedCheck(n, c, core, out, turn)
+		passedCheck(n, c, core, out, sub, turn)
 	case kindMove:
 		if !movedFiles(n, t, c) {
 			ranCommand(n, t, core, out)
@@ -307,7 +345,41 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 	default:
 		ranCommand(n, t, core, out)
 	}
+	if judged && j.outcome == outcomeRan && (j.whose != "" || j.background) {
+		// The program, an install or another tool that nothing shows to
+		// have worked (its exit code is another command's): what it did
+		// is not completed work, nor an install done.
+		n.Type = memory.TypeDiscovery
+		if c.kind == kindInstall {
+			n.Title = core + " (outcome not shown)"
+		}
+	}
 	return true
+}
+
+// judgedKind reports whether the outcome of a run of c is read from what
+// ran (outcome.go): a test run, a build, the program, an install, or
+// another tool, but not echo.
+func judgedKind(c shellCommand) bool {
+	switch c.kind {
+	case kindTest, kindBuild, kindRun, kindInstall:
+		return true
+	case kindOther:
+		return len(c.words) > 0 && c.words[0] != "echo" && c.words[0] != "printf"
+	}
+	return false
+}
+
+// ranUnknown describes a test run or build whose outcome nothing shows:
+// it ran, or was started in the background.
+func ranUnknown(n *draft, t *toolEvent, core string, j judgement) {
+	n.Type = memory.TypeDiscovery
+	n.Title = core + " (outcome not shown)"
+	if j.background {
+		n.Title = "Started " + core + " in the background"
+	}
+	n.Narrative = asSentence(t.in.Description)
+	n.Subtitle = upperFirst(j.hidden())
 }
 
 // deletedFiles describes rm and git rm of files; false when it names none.
@@ -411,7 +483,9 @@ func relAll(t *toolEvent, ps []string) []string {
 
 // failedCommand describes a run that exited non-zero: a test failure names
 // its tests and the assertion, a build failure its first error.
-func failedCommand(n *draft, t *toolEvent, c shellCommand, core string, code int, out string) {
+// how says how, after "failed" in the narrative ("with exit code 1"),
+// status what, when no error line does ("exit code 1").
+func failedCommand(n *draft, t *toolEvent, c shellCommand, core, how, status string, out string) {
 	n.Type = memory.TypeDiscovery
 	msg := errorLine(out)
 	short := stripPosition(msg)
@@ -425,10 +499,6 @@ func failedCommand(n *draft, t *toolEvent, c shellCommand, core string, code int
 	}
 	if msg != "" {
 		n.fact("error: %s", msg)
-	}
-	status := fmt.Sprintf("exit code %d", code)
-	if code < 0 {
-		status = "failed" // the host gave no exit code
 	}
 	n.Subtitle = memory.FirstNonEmpty(msg, status)
 	switch {
@@ -450,10 +520,9 @@ func failedCommand(n *draft, t *toolEvent, c shellCommand, core string, code int
 		n.Title = "Command failed: " + core
 	}
 	var b strings.Builder
-	if code >= 0 {
-		fmt.Fprintf(&b, "%s failed with exit code %d", core, code)
-	} else {
-		fmt.Fprintf(&b, "%s failed", core)
+	fmt.Fprintf(&b, "%s failed", core)
+	if how != "" {
+		b.WriteString(" " + how)
 	}
 	if len(names) > 0 {
 		fmt.Fprintf(&b, " in %s", listMore(names, 3, len(names)))
@@ -465,8 +534,9 @@ func failedCommand(n *draft, t *toolEvent, c shellCommand, core string, code int
 }
 
 // passedCheck describes a passing test run or build, and what it confirms
-// when an earlier run of the turn failed.
-func passedCheck(n *draft, c shellCommand, core string, out string, turn []memory.Observation) {
+// when an earlier run of the turn failed; sub says what shows it passed
+// when no result line does.
+func passedCheck(n *draft, c shellCommand, core string, out, sub string, turn []memory.Observation) {
 	n.Type = memory.TypeChange
 	verb := " passes"
 	if c.kind == kindBuild {
@@ -476,7 +546,7 @@ func passedCheck(n *draft, c shellCommand, core string, out string, turn []memor
 	if result != "" {
 		n.fact("result: %s", result)
 	}
-	n.Subtitle = memory.FirstNonEmpty(result, "exit code 0")
+	n.Subtitle = memory.FirstNonEmpty(result, sub)
 	n.Title = core + verb
 	fail, i := lastFailureAt(turn)
 	if fail == nil {

@@ -16,19 +16,27 @@
 //     turn;
 //   - facts carry commands and exit codes, the most telling error line,
 //     failing test names and the symbols an edit touched; concepts are
-//     topic words from files, symbols and tests.
+//     topic words from files, symbols and tests;
+//   - a run passed or failed as its runner says: where the exit code is
+//     another command's (`go test ./... | tail -5`, `npm test || true`,
+//     `cargo test; echo done`, `make &`), the runner's own verdict in the
+//     output decides (FAIL, "2 failed", "test result: FAILED", "error
+//     TS2322", BUILD FAILURE…), and a run that shows none is said to have
+//     run ("go test ./... (outcome not shown)"), never to pass.
 //
 // A Stop event becomes a summary of the turn: what was investigated,
 // learned and completed, the next steps (a failing run never followed by a
-// pass), and the files read and modified.
+// pass), and the files read and modified. A reply that says the tests pass
+// where the turn's last run failed is not listed as completed.
 //
 // The files follow an event through the agent: agent.go (Agent.Run and
 // the limits), event.go (decoding the tool event), observe.go (one
 // observation per tool), edit.go and diff.go (edits and what they
 // changed), shell.go and command.go (parsing and describing shell
-// commands), output.go (errors and test results in command output),
-// turn.go (the runs of the turn so far), decision.go (choices stated in
-// the prompt), summary.go (the turn's summary), decl.go (declarations in
-// code of any common language) and words.go (topic words, files and
-// small text helpers).
+// commands), outcome.go (how a run ended: whose exit code the host
+// reported, and the runners' verdicts), output.go (errors and test
+// results in command output), turn.go (the runs of the turn so far),
+// decision.go (choices stated in the prompt), summary.go (the turn's
+// summary), decl.go (declarations in code of any common language) and
+// words.go (topic words, files and small text helpers).
 package local

@@ -29,6 +29,9 @@ type toolInput struct {
 	Prompt       string     `json:"prompt"`
 	SubagentType string     `json:"subagent_type"`
 	Edits        []editPair `json:"edits"`
+	// RunInBackground is Claude Code's Bash option: the command is
+	// started and left running, its outcome not yet known.
+	RunInBackground bool `json:"run_in_background"`
 }
 
 type editPair struct {
@@ -55,16 +58,21 @@ type toolOutput struct {
 	// ExitUnknown marks a command's output from a host that does not
 	// say how the command ended (Codex CLI, VS Code, Cursor give the
 	// text alone): whether it failed is read from the output.
-	ExitUnknown bool     `json:"exitUnknown"`
-	Mode        string   `json:"mode"`
-	Filenames   []string `json:"filenames"`
-	NumFiles    int      `json:"numFiles"`
-	NumLines    int      `json:"numLines"`
-	NumMatches  int      `json:"numMatches"`
-	Status      string   `json:"status"`
-	Code        int      `json:"code"`
-	Result      string   `json:"result"`
-	File        struct {
+	ExitUnknown bool `json:"exitUnknown"`
+	// ReturnCodeInterpretation is Claude Code's reading of a non-zero
+	// exit that is no error ("No matches found"), BackgroundTaskID the
+	// id of a command it left running in the background.
+	ReturnCodeInterpretation string   `json:"returnCodeInterpretation"`
+	BackgroundTaskID         string   `json:"backgroundTaskId"`
+	Mode                     string   `json:"mode"`
+	Filenames                []string `json:"filenames"`
+	NumFiles                 int      `json:"numFiles"`
+	NumLines                 int      `json:"numLines"`
+	NumMatches               int      `json:"numMatches"`
+	Status                   string   `json:"status"`
+	Code                     int      `json:"code"`
+	Result                   string   `json:"result"`
+	File                     struct {
 		FilePath   string `json:"filePath"`
 		Content    string `json:"content"`
 		NumLines   int    `json:"numLines"`

@@ -26,7 +26,7 @@ func TestCommandWithoutExitCode(t *testing.T) {
 		{"a passing Go test", "go test ./billing/", "ok  \tbilling\t0.01s\n",
 			memory.TypeChange, "go test ./billing/ passes", "exit code not given; the output shows it passed"},
 		{"a test run that says nothing", "go test ./billing/", "",
-			memory.TypeChange, "Ran go test ./billing/", ""},
+			memory.TypeDiscovery, "go test ./billing/ (outcome not shown)", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, _ := json.Marshal(map[string]any{"stdout": tc.output, "exitUnknown": true})

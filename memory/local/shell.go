@@ -29,6 +29,10 @@ type shellCommand struct {
 	kind   cmdKind
 	args   []string // the words after the command (and subcommand)
 	target string   // a file stdout is redirected to
+	// redirected: some of its output went to a file or /dev/null (not
+	// 2>&1), so that the output the host saw is not all it printed.
+	redirected bool
+	sep        string // what follows it: | && || ; & ("" at the end; a new line is ;)
 }
 
 func (c shellCommand) String() string {
@@ -49,10 +53,18 @@ func (c shellCommand) String() string {
 // a move, a test run, a build… before echo and cd.
 func primaryCommand(line string) shellCommand {
 	segs := parseShell(line)
-	best := shellCommand{kind: -1}
-	for _, c := range segs {
-		if c.kind > best.kind {
-			best = c
+	if i := primaryAt(segs); i >= 0 {
+		return segs[i]
+	}
+	return shellCommand{kind: -1}
+}
+
+// primaryAt is the index of the primary segment of segs, -1 for none.
+func primaryAt(segs []shellCommand) int {
+	best := -1
+	for i, c := range segs {
+		if best < 0 || c.kind > segs[best].kind {
+			best = i
 		}
 	}
 	return best
@@ -77,10 +89,12 @@ func parseShell(line string) []shellCommand {
 			inWord = false
 		}
 	}
-	flushSeg := func() {
+	flushSeg := func(sep string) {
 		flushWord()
 		if len(words) > 0 {
-			segs = append(segs, newCommand(words))
+			c := newCommand(words)
+			c.sep = sep
+			segs = append(segs, c)
 			words = nil
 		}
 	}
@@ -126,7 +140,7 @@ func parseShell(line string) []shellCommand {
 			i = k - 1
 			flushWord()
 		case c == '\n' || c == ';':
-			flushSeg()
+			flushSeg(";")
 			if c == '\n' && heredoc != "" {
 				// Skip the body, up to the line that is the delimiter.
 				rest, pos := line[i+1:], 0
@@ -149,27 +163,33 @@ func parseShell(line string) []shellCommand {
 				heredoc = ""
 			}
 		case c == '|':
-			flushSeg()
-			if i+1 < len(line) && line[i+1] == '|' {
+			switch {
+			case i+1 < len(line) && line[i+1] == '|':
+				flushSeg("||")
 				i++
+			case i+1 < len(line) && line[i+1] == '&': // |& pipes stderr too
+				flushSeg("|")
+				i++
+			default:
+				flushSeg("|")
 			}
 		case c == '&':
 			switch {
 			case i+1 < len(line) && line[i+1] == '&':
-				flushSeg()
+				flushSeg("&&")
 				i++
 			case inWord && len(cur) > 0 && cur[len(cur)-1] == '>', i+1 < len(line) && line[i+1] == '>':
 				cur = append(cur, c)
 				inWord = true
 			default:
-				flushSeg()
+				flushSeg("&")
 			}
 		default:
 			cur = append(cur, c)
 			inWord = true
 		}
 	}
-	flushSeg()
+	flushSeg("")
 	return segs
 }
 
@@ -188,6 +208,9 @@ func newCommand(raw []string) shellCommand {
 			if target == "" && m[3] == "" && i+1 < len(raw) {
 				i++
 				target = raw[i]
+			}
+			if m[2] != "<" && m[3] == "" && target != "" {
+				c.redirected = true
 			}
 			if m[2] != "<" && (m[1] == "" || m[1] == "1" || m[1] == "&") && target != "" && target != "/dev/null" && m[3] == "" {
 				c.target = target

@@ -64,11 +64,34 @@ func summarize(ev memory.Event, request string, turn []memory.Observation) (memo
 	s.FilesRead = sortedKeys(read)
 	s.FilesModified = sortedKeys(modified)
 	learned := append(append(said.learned, docs...), failures...)
+	fail, failAt := lastFailureAt(turn)
+	if fail != nil {
+		// The reply may say the tests pass where the turn's last run
+		// failed: that is no completed work.
+		kept := said.completed[:0]
+		for _, sent := range said.completed {
+			if hasPhrase(strings.ToLower(sent), donePhrases) {
+				notes = append(notes, "The reply said \""+strings.TrimRight(sent, ".")+"\", but "+fail.command()+" failed")
+				continue
+			}
+			kept = append(kept, sent)
+		}
+		said.completed = kept
+	}
 	completed = append(said.completed, completed...)
 
-	if f := lastFailure(turn); f != nil {
+	if f := fail; f != nil {
 		step := "Make " + f.command() + " pass"
-		if e := f.errorMessage(); e != "" {
+		later := slices.ContainsFunc(turn[failAt+1:], func(o memory.Observation) bool { return (runNote{&o}).state() == runUnknown })
+		switch e := f.errorMessage(); {
+		case later:
+			// Runs after it do not show how they ended.
+			step += ": " + memory.FirstNonEmpty(f.cause(), "it") + " failed"
+			if e != "" {
+				step += " (" + e + ")"
+			}
+			step += ", and no later run shows it passing"
+		case e != "":
 			step += ": " + memory.FirstNonEmpty(f.cause(), "it") + " still fails (" + e + ")"
 		}
 		next = append(next, step)

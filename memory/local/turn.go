@@ -1,6 +1,8 @@
 package local
 
 import (
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/mnemo-dev/mnemo/memory"
@@ -39,8 +41,9 @@ func (r runNote) cause() string {
 func (r runNote) errorMessage() string { return r.fact("error: ") }
 
 // state reports whether the observation is a failed run that counts (a
-// test, a build, the program, or any command with a real error) or a
-// passing test or build; 0 otherwise.
+// test, a build, the program, or any command with a real error), a
+// passing test or build, or a test or build whose outcome is not known;
+// 0 otherwise.
 func (r runNote) state() int {
 	cmd := r.fact("$ ")
 	code := r.fact("exit code ")
@@ -48,11 +51,19 @@ func (r runNote) state() int {
 		return 0
 	}
 	kind := primaryCommand(strings.TrimSuffix(cmd, " …")).kind
-	if rest, ok := strings.CutPrefix(code, unknownExit+" "); ok {
-		// Read from the output: "failed" or "passed".
-		code = "0"
-		if rest == "failed" {
+	if _, err := strconv.Atoi(code); err != nil {
+		// Not the runner's own exit code (outcome.go's exitFact): how it
+		// ended is the fact's last word, "failed" or "passed", or not
+		// known.
+		switch {
+		case strings.HasSuffix(code, " failed"):
 			code = "?"
+		case strings.HasSuffix(code, " passed"):
+			code = "0"
+		case kind == kindTest || kind == kindBuild:
+			return runUnknown
+		default:
+			return 0
 		}
 	}
 	if code != "0" {
@@ -68,8 +79,9 @@ func (r runNote) state() int {
 }
 
 const (
-	runFailed = 1
-	runPassed = 2
+	runFailed  = 1
+	runPassed  = 2
+	runUnknown = 3 // a test run or build whose outcome nothing shows
 )
 
 // lastFailure returns the turn's most recent failed run, unless a passing
@@ -79,14 +91,22 @@ func lastFailure(turn []memory.Observation) *runNote {
 	return r
 }
 
+// A later run whose outcome nothing shows hides a failure of the same
+// command (it may pass now), not of another.
 func lastFailureAt(turn []memory.Observation) (*runNote, int) {
+	var unknown []string
 	for i := len(turn) - 1; i >= 0; i-- {
 		r := runNote{&turn[i]}
 		switch r.state() {
 		case runFailed:
+			if slices.Contains(unknown, r.command()) {
+				return nil, -1
+			}
 			return &r, i
 		case runPassed:
 			return nil, -1
+		case runUnknown:
+			unknown = append(unknown, r.command())
 		}
 	}
 	return nil, -1
