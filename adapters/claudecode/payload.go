@@ -134,6 +134,9 @@ type Payload struct {
 	// LastUserMessage is the turn's prompt, for a host whose turn end
 	// carries it (Gemini CLI's AfterAgent).
 	LastUserMessage string `json:"-"`
+	// Texts are a Stop's texts of the turn, when a back-fill has them from
+	// the transcript it reads (memory.StopParams.Texts).
+	Texts []memory.TurnText `json:"-"`
 	// dedupe is the event key of a payload that names its event (see
 	// wire.dedupeKey), else "".
 	dedupe string
