@@ -127,7 +127,11 @@ func findingNote(answer, request string, turn []memory.Observation) (memory.Obse
 	}
 	o.Facts = Dedupe(o.Facts, maxFacts)
 	o.Narrative = Clip(strings.TrimSpace(prose), maxTalkNarrative)
-	o.FilesRead = filesNamed(answer, turn)
+	// Its files: those of the turn the answer names, else those the turn
+	// changed, which the answer explains.
+	if o.FilesRead = filesNamed(answer, turn); len(o.FilesRead) == 0 {
+		o.FilesRead = changedIn(turn)
+	}
 	o.Concepts = Dedupe(append(Concepts(o.FilesRead...), topicWords(o.Title+" "+strings.Join(found, " "), maxConcepts)...), maxConcepts)
 	var e evidenceBuf
 	e.terms(answer, true)
@@ -192,6 +196,15 @@ func filesNamed(text string, turn []memory.Observation) []string {
 				out = append(out, f)
 			}
 		}
+	}
+	return Dedupe(out, 8)
+}
+
+// changedIn returns the files the turn's records modified.
+func changedIn(turn []memory.Observation) []string {
+	var out []string
+	for _, o := range turn {
+		out = append(out, o.FilesModified...)
 	}
 	return Dedupe(out, 8)
 }
