@@ -205,6 +205,12 @@ func send(ctx context.Context, mem *store.Memory, pl *claudecode.Payload, key st
 	case err != nil:
 		return err
 	}
+	return call(ctx, mem, method, params)
+}
+
+// call makes the daemon call of a stage's params.
+func call(ctx context.Context, mem *store.Memory, method string, params any) error {
+	var err error
 	switch p := params.(type) {
 	case *memory.SessionStartParams:
 		_, err = mem.SessionStart(ctx, *p)
