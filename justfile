@@ -17,7 +17,7 @@ build:
     go build -o {{bin}}/mnemo ./cmd/mnemo
     CGO_ENABLED=0 go build -o {{bin}}/mnemo-hook ./cmd/mnemo-hook
 
-# mnemo and mnemo-hook go into $GOBIN, else ~/.local/bin (stamped with cmd/mnemo's version
+# mnemo and mnemo-hook go into $GOBIN, else ~/.local/bin (stamped with Mnemo's version
 # and the commit); `mnemo setup` then fetches the model and wires the agents found, asking
 # for each (flags go to it: `just install --yes`, `just install --host claude-code`).
 # Install Mnemo for yourself from this checkout: the binaries, then `mnemo setup`.
@@ -26,9 +26,9 @@ install *flags:
     set -euo pipefail
     dest=${GOBIN:-$HOME/.local/bin}
     mkdir -p "$dest"
-    base=$(sed -n 's/^var Version = "\(.*\)"$/\1/p' cmd/mnemo/app.go)
+    base=$(sed -n 's/^var Version = "\(.*\)"$/\1/p' cmd/internal/daemon/version.go)
     version=$base+$(git rev-parse --short HEAD 2>/dev/null || echo checkout)
-    go build -ldflags "-X main.Version=$version" -o "$dest/mnemo" ./cmd/mnemo
+    go build -ldflags "-X github.com/mnemo-dev/mnemo/cmd/internal/daemon.Version=$version" -o "$dest/mnemo" ./cmd/mnemo
     CGO_ENABLED=0 go build -ldflags "-X main.Version=$version" -o "$dest/mnemo-hook" ./cmd/mnemo-hook
     echo "installed mnemo and mnemo-hook $version in $dest"
     case ":$PATH:" in *":$dest:"*) ;; *) echo "note: $dest is not on your PATH; add it to run mnemo by name";; esac
@@ -68,7 +68,7 @@ cross:
 # the OpenCode plugin's tests (node's test runner, a recorder in place of mnemo-hook); the viewer's page built as committed.
 test-node: build
     cd rpc/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
-    cd adapters/claudecode/mcp/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
+    cd adapters/mcp/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
     cd adapters/vscode/extension && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
     cd adapters/opencode/plugin && node --test
     just viewer-check
@@ -106,7 +106,7 @@ vsix target="": build
     MNEMO_VSIX_TARGET={{target}} {{ if target == "" { "MNEMO_BIN=" + bin / "mnemo" } else { "" } }} adapters/vscode/e2e/vsix.sh
 
 # mnemo and mnemo-hook for linux, darwin and windows on amd64 and arm64 (cgo-free, the version
-# stamped in; it defaults to cmd/mnemo's and the commit): a .tar.gz (.zip for windows) per
+# stamped in; it defaults to Mnemo's (cmd/internal/daemon) and the commit): a .tar.gz (.zip for windows) per
 # platform, a .vsix per VS Code platform, and SHA256SUMS (.ci/release.sh).
 # Release builds into dist/.
 release version="":
@@ -142,7 +142,7 @@ e2e-vscode: build
 e2e-opencode: build
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/opencode/e2e/run.sh
 
-# Benchmarks against DESIGN §9's budgets: one table (docs/benchmarks.md explains the rows).
+# Benchmarks against the budgets of docs/architecture.md §9: one table (docs/benchmarks.md explains the rows).
 # Extra flags go to mnemo-bench, e.g. `just bench -sizes 10000` or
 # `just bench -baseline-hook /path/to/older/mnemo-hook` for a side-by-side hook row.
 bench *flags: build

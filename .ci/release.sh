@@ -6,7 +6,8 @@
 #
 # usage: .ci/release.sh [VERSION]   (`just release [VERSION]`)
 #   VERSION  stamped into mnemo (`mnemo --version`, the daemon's status) with
-#            -ldflags -X main.Version; default: cmd/mnemo's Version and the commit,
+#            -ldflags -X (cmd/internal/daemon.Version, mnemo-hook's main.Version);
+#            default: cmd/internal/daemon's Version and the commit,
 #            e.g. 0.1.0-dev+84d2f22; mnemo-hook gets the same (it tells the daemon, and
 #            an older daemon hands over to the new binaries; a -dev one never does).
 # Env:  MNEMO_RELEASE_VSIX=0  skips the .vsix files (they need Node and npm).
@@ -16,8 +17,8 @@ log() { echo "release: $*" >&2; }
 
 version=${1:-}
 if [ -z "$version" ]; then
-	base=$(sed -n 's/^var Version = "\(.*\)"$/\1/p' cmd/mnemo/app.go)
-	[ -n "$base" ] || { log "no 'var Version = \"…\"' in cmd/mnemo/app.go"; exit 1; }
+	base=$(sed -n 's/^var Version = "\(.*\)"$/\1/p' cmd/internal/daemon/version.go)
+	[ -n "$base" ] || { log "no 'var Version = \"…\"' in cmd/internal/daemon/version.go"; exit 1; }
 	version=$base+$(git rev-parse --short HEAD)
 fi
 if ! [[ $version =~ ^[0-9A-Za-z][0-9A-Za-z.+-]*$ ]]; then
@@ -44,7 +45,7 @@ for t in $targets; do
 	mkdir -p "$stage"
 	log "$goos/$goarch"
 	# -trimpath: no path of the building machine in the binaries.
-	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags "-s -w -X main.Version=$version" -o "$stage/mnemo$exe" ./cmd/mnemo
+	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags "-s -w -X github.com/mnemo-dev/mnemo/cmd/internal/daemon.Version=$version" -o "$stage/mnemo$exe" ./cmd/mnemo
 	CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags "-s -w -X main.Version=$version" -o "$stage/mnemo-hook$exe" ./cmd/mnemo-hook
 	cp README.md "$stage/"
 	if [ "$goos" = windows ]; then

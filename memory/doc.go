@@ -29,7 +29,7 @@
 // end; an Observation is what the memory agent made of events (typed:
 // bugfix, feature, decision…, with facts, files and concepts); a Summary
 // closes a turn. Record is one line of an export. The session-ID rules of
-// DESIGN §5 (one session per contentSessionId, a memory session id only
+// docs/architecture.md §5 (one session per contentSessionId, a memory session id only
 // once the agent reports one, resume only on continuation prompts, …) are
 // stated on the fields that carry them and enforced by memory/store.
 //
@@ -39,6 +39,14 @@
 // and text stay on it as Edits), pinned into every context of its project
 // (mnemo/pin), or forgotten (mnemo/forget); corrections.go. A project, or
 // one session (PauseEnv), can pause capture, injection or both; pause.go.
+//
+// # How records read
+//
+// The text rules of a record (Clip, FirstLine, FirstNonEmpty, Dedupe;
+// text.go) are shared by the agents that write records and the engine that
+// writes its own. A record reads the same wherever it is shown, the CLI or
+// the MCP tools: Observation.Markdown, and StateMark and SeenMark after a
+// row of a listing (format.go).
 //
 // # The agents
 //
@@ -50,8 +58,8 @@
 // # Errors
 //
 // ErrInvalid (a *FieldError names the field), ErrNotFound, ErrClosed and
-// ErrSchema are the domain's sentinels, matched with errors.Is. cmd/mnemo
-// maps them to JSON-RPC codes in one table.
+// ErrSchema are the domain's sentinels, matched with errors.Is. The daemon
+// (cmd/internal/daemon) maps them to JSON-RPC codes in one table.
 //
 // # Around it
 //

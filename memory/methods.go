@@ -1,9 +1,22 @@
 package memory
 
-// The JSON-RPC methods of the daemon (DESIGN §3), named once for both ends:
-// cmd/mnemo registers them, and every client calls them by these names: the
-// hook directly, the CLI, MCP and the benchmarks through memory/client. The
-// params and results are the types of this package named beside each.
+// The five stages of a session, by their hook names (Claude Code's, onto
+// which every other host's events and an editor's are mapped): the hook
+// adapter names its events with them, and the daemon tells by them which
+// stage ended a session.
+const (
+	StageSessionStart     = "SessionStart"
+	StageUserPromptSubmit = "UserPromptSubmit"
+	StagePostToolUse      = "PostToolUse"
+	StageStop             = "Stop"
+	StageSessionEnd       = "SessionEnd"
+)
+
+// The JSON-RPC methods of the daemon (docs/architecture.md §3), named once for both ends:
+// the daemon (cmd/internal/daemon) registers them, and every client calls
+// them by these names: the hook directly, the CLI, MCP and the benchmarks
+// through memory/client. The params and results are the types of this
+// package named beside each.
 const (
 	// The five stages.
 	MethodSessionStart     = "mnemo/sessionStart"     // SessionStartParams → ContextResult
@@ -46,6 +59,11 @@ const (
 	MethodTeamLeave  = "mnemo/teamLeave"  // TeamParams → TeamStatus
 	MethodTeamStatus = "mnemo/teamStatus" // no params → TeamStatus
 
+	// The memory viewer: the daemon starts it if it does not serve yet
+	// (adapters/viewer, a client of these methods like any other) and
+	// returns its address.
+	MethodViewer = "mnemo/viewer" // no params → ViewerResult
+
 	// Live changes. After MethodWatch the daemon sends that connection a
 	// MethodChanged notification for every change of the memory (its
 	// params a Change, KindLost when it fell behind) until the connection
@@ -53,6 +71,13 @@ const (
 	MethodWatch   = "mnemo/watch"   // no params → WatchResult
 	MethodChanged = "mnemo/changed" // notification, server → client: Change
 )
+
+// ViewerResult is MethodViewer's answer.
+type ViewerResult struct {
+	// URL opens the viewer: it carries the user's token once.
+	URL  string `json:"url"`
+	Port int    `json:"port"`
+}
 
 // WatchResult is MethodWatch's answer: empty, the changes follow as
 // notifications.

@@ -103,7 +103,7 @@ func sign(n int) int {
 }
 
 // ReleaseVersion is the version a binary goes by: stamped, as given
-// (-ldflags "-X main.Version=…": `just release`, `just install`); else, for
+// (-ldflags "-X …Version=…": `just release`, `just install`); else, for
 // a build `go install …@v0.2.0` made, the module's version from the build
 // information (v0.2.0 → 0.2.0); else stamped, a development build.
 func ReleaseVersion(stamped string) string {

@@ -2,8 +2,9 @@
 // their vectors (chromem-go collections and quantized vectors) and of their
 // keywords, and the fusion of the two rankings.
 //
-// vector imports no other package of this module; memory/store feeds
-// it documents and asks it for ranked ids.
+// vector imports no other package of this module but memory/atomicfile
+// (a leaf of the standard library's, which replaces the weights file);
+// memory/store feeds it documents and asks it for ranked ids.
 //
 // # Embedders
 //

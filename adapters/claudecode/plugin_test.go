@@ -1,6 +1,7 @@
 package claudecode_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/install"
 )
 
 // pluginHook is the hook command of the plugin: the binary shipped in the
@@ -34,17 +36,17 @@ func TestPluginFiles(t *testing.T) {
 	}
 
 	var hooks struct {
-		Description string                            `json:"description"`
-		Hooks       map[string][]claudecode.HookGroup `json:"hooks"`
+		Description string                         `json:"description"`
+		Hooks       map[string][]install.HookGroup `json:"hooks"`
 	}
 	readJSON(t, filepath.Join("plugin", "hooks", "hooks.json"), &hooks)
-	want := claudecode.HookGroups(pluginHook)
+	want := install.HookGroups(pluginHook)
 	var events []string
 	for ev := range hooks.Hooks {
 		events = append(events, ev)
 	}
 	var stages []string
-	for _, s := range claudecode.Stages {
+	for _, s := range hosts.Stages {
 		stages = append(stages, s.Event)
 	}
 	slices.Sort(events)
@@ -52,7 +54,7 @@ func TestPluginFiles(t *testing.T) {
 	if !slices.Equal(events, stages) {
 		t.Errorf("hooks.json events %v, want %v", events, stages)
 	}
-	for _, s := range claudecode.Stages {
+	for _, s := range hosts.Stages {
 		groups := hooks.Hooks[s.Event]
 		if len(groups) != 1 || !jsonEqual(groups[0], want[s.Event]) {
 			t.Errorf("hooks.json %s = %+v, want %+v", s.Event, groups, want[s.Event])
@@ -60,7 +62,7 @@ func TestPluginFiles(t *testing.T) {
 	}
 	// Claude Code kills a hook at its timeout; the hook's own deadline
 	// must come first.
-	for _, s := range claudecode.Stages {
+	for _, s := range hosts.Stages {
 		if float64(s.Timeout) <= s.Budget.Seconds() {
 			t.Errorf("%s: timeout %ds is not above the hook's %v budget", s.Event, s.Timeout, s.Budget)
 		}
@@ -78,4 +80,23 @@ func readJSON(t *testing.T, path string, v any) {
 	if err := dec.Decode(v); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+}
+
+// jsonEqual reports whether a and b encode to the same JSON value, keys
+// in any order.
+func jsonEqual(a, b any) bool {
+	return bytes.Equal(normalJSON(a), normalJSON(b))
+}
+
+func normalJSON(v any) []byte {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var generic any
+	if err := json.Unmarshal(raw, &generic); err != nil {
+		return nil
+	}
+	out, _ := json.Marshal(generic)
+	return out
 }

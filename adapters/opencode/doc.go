@@ -6,12 +6,12 @@
 // each session event with a Claude-Code-like payload on stdin
 // (testdata/payloads/ has one of each, recorded from OpenCode 1.18.33),
 // never blocking OpenCode, and puts the context the hook answers into the
-// session's system prompt. adapters/claudecode's hook reads those payloads.
+// session's system prompt. The hook (adapters/hosts/hook) reads those
+// payloads.
 //
-// This package holds the plugin's file (embedded) and what `mnemo install
-// opencode` needs of it: where the plugin goes (PluginPath), the copy with
-// the hook's absolute path written in (PluginSource), and Install and
-// Uninstall of that copy.
+// This package holds the plugin's file (Plugin, embedded); `mnemo install
+// opencode` writes a copy with the hook's absolute path in it
+// (adapters/hosts/install).
 //
 // The plugin's own tests run with node (`node --test` in plugin/); the
 // offline end-to-end test of the real OpenCode CLI with Mnemo's daemon and

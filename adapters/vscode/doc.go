@@ -39,8 +39,13 @@
 // as activity for the idle timer, and a URI that is not a file:// URI is
 // ignored. A shutdown summarizes the work since the last Stop before it
 // ends the session. The exit notification belongs to the connection
-// (cmd/mnemo), which then calls Close; an exit without shutdown ends no
-// session (the saves still in a window are remembered all the same).
+// (cmd/internal/daemon), which then calls Close; an exit without shutdown
+// ends no session (the saves still in a window are remembered all the
+// same).
+//
+// The editor reaches the memory through Memory (session.go), the stages it
+// calls and the names of what an edit touched, which the daemon's
+// *store.Memory provides: it links the domain, never the engine.
 //
 // The files follow the mapping: lsp.go registers the methods on an rpc.Mux
 // and holds what is LSP's (the params decoder, the capabilities, URIs);

@@ -11,7 +11,6 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/memory/local"
 	"github.com/mnemo-dev/mnemo/memory/privacy"
 )
 
@@ -287,7 +286,7 @@ func (e *Editor) flushLocked(ctx context.Context, path string) error {
 		return e.event(ctx, "Save", map[string]any{"file_path": path}, nil)
 	case created:
 		content := clipText(cur, contentLimit)
-		e.note(changed{file: rel, created: true, symbols: local.EditSymbols(rel, "", [][2]string{{"", content}})})
+		e.note(changed{file: rel, created: true, symbols: e.mem.EditSymbols(rel, "", [][2]string{{"", content}})})
 		return e.event(ctx, "Write", map[string]any{"file_path": path, "content": content},
 			map[string]any{"type": "create", "filePath": path})
 	}
@@ -304,7 +303,7 @@ func (e *Editor) flushLocked(ctx context.Context, path string) error {
 	for i, p := range pairs {
 		two[i] = [2]string{p.Old, p.New}
 	}
-	e.note(changed{file: rel, symbols: local.EditSymbols(rel, base, two)})
+	e.note(changed{file: rel, symbols: e.mem.EditSymbols(rel, base, two)})
 
 	input := map[string]any{"file_path": path}
 	tool := "Edit"

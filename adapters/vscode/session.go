@@ -12,9 +12,23 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
+
+// Memory is what an editor needs of the memory: the stages its session
+// maps onto, and the names of what an edit touched, for the summary of its
+// saves. *store.Memory (memory/store) is one.
+type Memory interface {
+	SessionStart(ctx context.Context, p memory.SessionStartParams) (memory.ContextResult, error)
+	PostToolUse(ctx context.Context, p memory.ToolUseParams) (memory.QueueResult, error)
+	Stop(ctx context.Context, p memory.StopParams) (memory.QueueResult, error)
+	SessionEnd(ctx context.Context, p memory.SessionEndParams) (memory.SessionEndResult, error)
+	// EditSymbols names the declarations an edit of file (a path relative
+	// to the project) adds, changes or removes, else those its pairs (old
+	// and new text) sit in, found in original (the file before the edit);
+	// none for a file that is not code.
+	EditSymbols(file, original string, pairs [][2]string) []string
+}
 
 // InitOptions are the initializationOptions an editor sends.
 type InitOptions struct {
@@ -53,7 +67,7 @@ type Options struct {
 
 // Editor is the state of one editor connection.
 type Editor struct {
-	mem     *store.Memory
+	mem     Memory
 	log     *slog.Logger
 	version string
 	// afterFunc starts the idle and save-window timers: time.AfterFunc,
@@ -87,7 +101,7 @@ type timer interface {
 }
 
 // New returns the editor state for one connection.
-func New(mem *store.Memory, o Options) *Editor {
+func New(mem Memory, o Options) *Editor {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

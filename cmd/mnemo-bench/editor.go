@@ -7,26 +7,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
 	"github.com/mnemo-dev/mnemo/adapters/vscode"
-	"github.com/mnemo-dev/mnemo/memory/local"
+	mnemod "github.com/mnemo-dev/mnemo/cmd/internal/daemon"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/rpc"
-	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // The editor rows: what a save costs the sidecar's editor mapping, and
-// what it keeps for the open documents. They run in-process, as the
-// daemon runs an editor's connection: adapters/vscode's Editor on an
-// rpc.Mux over net.Pipe, in front of a store on disk (Badger, the local
-// agent, the hashing embedder).
+// what it keeps for the open documents. They run in-process, as `mnemo
+// serve --remote=none` runs an editor's connection: the daemon's method
+// table (cmd/internal/daemon, adapters/vscode's Editor in it) over
+// net.Pipe, in front of a store on disk (Badger, the local agent, the
+// hashing embedder).
 
 // editorDocs is how many documents the editor has open.
 const editorDocs = 200
@@ -108,7 +107,7 @@ func measureEditor(ctx context.Context, log *slog.Logger, root string, saves int
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	res.heapOpenMB = float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / (1 << 20)
-	res.keptMB = float64(conn.editor.TextBytes()) / (1 << 20)
+	res.keptMB = float64(conn.conn.Editor().TextBytes()) / (1 << 20)
 	// What the editor holds: the heap its documents free when they close
 	// (the store's own growth from the opens stays).
 	for i := range editorDocs {
@@ -191,66 +190,68 @@ func measureEditor(ctx context.Context, log *slog.Logger, root string, saves int
 	return res, nil
 }
 
-// editorConn is one editor connection served in-process.
+// editorConn is one editor connection served in-process: the daemon's
+// own method table (cmd/internal/daemon) on a Mnemo home of its own.
 type editorConn struct {
-	editor *vscode.Editor
-	mem    *store.Memory
-	client *rpc.Client
-	server jsonrpc2.Conn
+	m    *mnemod.Main
+	mem  *store.Memory
+	conn *mnemod.Conn
 }
 
-// methodSync answers once the connection has handled what came before it.
-const methodSync = "bench/sync"
-
-func openEditor(ctx context.Context, dir string, window time.Duration) (*editorConn, error) {
-	mem, err := store.Open(ctx, store.Options{Dir: filepath.Join(dir, "db"), Agent: local.Agent{}, Embedder: vector.NewHashEmbedder(), Logger: slog.New(slog.DiscardHandler)})
+// openEditor opens a Mnemo home in dir (the hashing embedder, and the
+// given save window: 0 the default, -1 none) and connects an editor to it
+// in-process, as `mnemo serve --remote=none` serves one.
+func openEditor(ctx context.Context, dir string, saveWindowSeconds int) (*editorConn, error) {
+	settings, err := json.Marshal(map[string]any{"embedder": "hash", "saveWindowSeconds": saveWindowSeconds})
 	if err != nil {
 		return nil, err
 	}
-	c := &editorConn{mem: mem, editor: vscode.New(mem, vscode.Options{Logger: slog.New(slog.DiscardHandler), Version: "bench", SaveWindow: window})}
-	mux := rpc.NewMux(slog.New(slog.DiscardHandler))
-	c.editor.Register(mux)
-	rpc.Handle(mux, methodSync, func(context.Context, struct{}) (bool, error) { return true, nil })
-	a, b := net.Pipe()
-	c.server = rpc.Serve(context.Background(), b, mux.Handler())
-	c.client = rpc.NewClient(a, nil)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(mnemod.SettingsFile(dir), settings, 0o600); err != nil {
+		return nil, err
+	}
+	m := &mnemod.Main{Home: dir, Logger: slog.New(slog.DiscardHandler)}
+	if err := m.Open(ctx); err != nil {
+		return nil, err
+	}
+	c := &editorConn{m: m, mem: m.Memory, conn: m.Connect(ctx)}
 	var res json.RawMessage
 	init := map[string]any{"processId": nil, "rootUri": "file:///home/dev/src/billing-api", "capabilities": map[string]any{},
 		"initializationOptions": map[string]any{"clientKind": "bench", "protocolVersion": rpc.ProtocolVersion, "contentSessionId": "bench-editor-" + filepath.Base(dir), "idleMinutes": -1}}
-	if err := c.client.Call(ctx, "initialize", init, &res); err != nil {
+	if err := c.conn.Client.Call(ctx, "initialize", init, &res); err != nil {
 		c.close()
 		return nil, fmt.Errorf("initialize: %w", err)
 	}
 	return c, nil
 }
 
-// notify sends a notification and waits until it is handled (the sync
-// call after it answers): its time is the handler's, plus one round trip
-// of the empty sync call.
+// notify sends a notification and waits until it is handled (the call
+// after it answers: the connection handles them in order): its time is
+// the handler's, plus one round trip of mnemo/teamStatus, the table's
+// cheapest call (no store read).
 func (c *editorConn) notify(ctx context.Context, method string, params any) (time.Duration, error) {
 	t0 := time.Now()
-	if err := c.client.Notify(ctx, method, params); err != nil {
+	if err := c.conn.Client.Notify(ctx, method, params); err != nil {
 		return 0, err
 	}
-	if err := c.client.Call(ctx, methodSync, nil, nil); err != nil {
+	if err := c.conn.Client.Call(ctx, memory.MethodTeamStatus, nil, nil); err != nil {
 		return 0, err
 	}
 	return time.Since(t0), nil
 }
 
 func (c *editorConn) close() {
-	c.client.Close()
-	c.server.Close()
-	<-c.server.Done()
-	c.editor.Close()
-	c.mem.Close()
+	c.conn.Close()
+	c.m.Close()
 }
 
 // editorRows are the table's rows of the editor.
 func (r editorResult) rows() []row {
 	return []row{
 		{"editor save (didSave with the text), sidecar, within a save window", p50p99(r.save), "", "",
-			fmt.Sprintf("%d saves of %d open Go files of 4–64 KB (%.1f MB in all), each changing one function; handled and acknowledged by an empty call after it (in-process: the daemon's editor mapping on an rpc.Mux over net.Pipe); privacy stripping and redaction of the whole text included; a file's first save also asks git whether it is ignored (%s), the later ones do not; didOpen (which queues the read durably) %s",
+			fmt.Sprintf("%d saves of %d open Go files of 4–64 KB (%.1f MB in all), each changing one function; handled and acknowledged by a call after it, mnemo/teamStatus (in-process: the daemon's method table over net.Pipe, as `mnemo serve --remote=none` serves it); privacy stripping and redaction of the whole text included; a file's first save also asks git whether it is ignored (%s), the later ones do not; didOpen (which queues the read durably) %s",
 				len(r.save), r.docs, r.textMB, p50p99(r.firstSave), p50p99(r.open))},
 		{"editor save that ends its window, sidecar", p50p99(r.windowEnd), "", "",
 			fmt.Sprintf("the same saves with the window off: each is diffed against the text before it and queued durably as an Edit (Badger on disk, fsync); %d events queued, %d saves had nothing to remember", r.events, r.formattedOnly)},

@@ -1,7 +1,7 @@
 //go:build unix
 
 // Command mnemo-bench measures Mnemo against the budgets of its design
-// (DESIGN §9) and prints one table. It builds only the empty Go program
+// (docs/architecture.md §9) and prints one table. It builds only the empty Go program
 // the hook is measured against (into its temporary folder); it runs the
 // mnemo and mnemo-hook binaries of -bin as a user would, in temporary
 // homes, and talks to the daemon over its socket; only the embedding
@@ -531,7 +531,7 @@ func (b *bench) rows() []row {
 		if s.n == 10_000 {
 			bPrompt, vPrompt = "p50 ≤ 15 ms", verdict(s.prompt.p50() <= 15*time.Millisecond)
 		}
-		// DESIGN §9: ≤ 100 MB at 10k, ≤ 300 MB at 100k.
+		// docs/architecture.md §9: ≤ 100 MB at 10k, ≤ 300 MB at 100k.
 		bRSS, vRSS := "(≤ 100 MB at 10k, ≤ 300 MB at 100k)", ""
 		switch s.n {
 		case 10_000:

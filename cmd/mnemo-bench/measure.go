@@ -282,7 +282,7 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 // buildEmptyGo builds `package main; func main() {}` with the go command
 // that runs the benchmark (CGO_ENABLED=0, as `just build` builds the hook)
 // into dir and returns the binary: the floor of any Go program's start to
-// exit, which DESIGN §9 measures the hook against.
+// exit, which docs/architecture.md §9 measures the hook against.
 func buildEmptyGo(ctx context.Context, dir string) (string, error) {
 	src := filepath.Join(dir, "emptygo", "main.go")
 	if err := os.MkdirAll(filepath.Dir(src), 0o700); err != nil {

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -20,10 +21,8 @@ import (
 // the newest records (what the page shows as it opens), a search (the
 // benchmark's queries), and the first page of sessions.
 func measureViewer(ctx context.Context, rc *rpc.Client, ds *dataSet, res *sizeResult) error {
-	var v struct {
-		URL string `json:"url"`
-	}
-	if err := rc.Call(ctx, "mnemo/viewer", struct{}{}, &v); err != nil {
+	v, err := client.New(rc).Viewer(ctx)
+	if err != nil {
 		return err
 	}
 	u, err := url.Parse(v.URL)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/backfill"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/vector"
@@ -50,7 +50,7 @@ func TestConversationBackfillEqualsLive(t *testing.T) {
 	}
 	for _, path := range sessions {
 		sid := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-		if _, err := claudecode.Backfill(sid, path, claudecode.BackfillOptions{}, func(c claudecode.BackfillCall) error {
+		if _, err := backfill.ClaudeCode(sid, path, backfill.Options{}, func(c backfill.Call) error {
 			return call(ctx, back, c.Method, c.Params)
 		}); err != nil {
 			t.Fatalf("back-fill %s: %v", sid, err)

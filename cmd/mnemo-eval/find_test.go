@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/vector"
@@ -125,7 +125,7 @@ func rareTokens(p Project) []rareToken {
 
 // eventTokens are the identifier-like tokens of an event's input, response
 // and error: what a person would paste into a search box.
-func eventTokens(pl *claudecode.Payload) map[string]bool {
+func eventTokens(pl *hosts.Payload) map[string]bool {
 	toks := map[string]bool{}
 	var walk func(v any)
 	walk = func(v any) {
@@ -285,7 +285,7 @@ func recordedSet(t *testing.T) *Set {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var pl claudecode.Payload
+			var pl hosts.Payload
 			if err := json.Unmarshal(raw, &pl); err != nil {
 				t.Fatalf("%s: %v", f, err)
 			}

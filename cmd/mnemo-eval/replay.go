@@ -11,7 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/hook"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/vector"
@@ -30,7 +31,7 @@ type Set struct {
 type Project struct {
 	Name     string
 	Cwd      string
-	Payloads []*claudecode.Payload
+	Payloads []*hosts.Payload
 	Raw      [][]byte // Raw[i] is the line Payloads[i] was read from
 	// Transcript[i] are the transcript lines written before Payloads[i]
 	// was sent (Transcript[len(Payloads)]: after the last), each with the
@@ -111,7 +112,7 @@ func loadProject(path string) (Project, error) {
 	sc.Buffer(nil, 8<<20)
 	for n := 1; sc.Scan(); n++ {
 		line := slices.Clone(sc.Bytes())
-		var pl claudecode.Payload
+		var pl hosts.Payload
 		if err := json.Unmarshal(line, &pl); err != nil {
 			return p, fmt.Errorf("%s line %d: %w", path, n, err)
 		}
@@ -197,10 +198,10 @@ func appendLine(path string, line []byte) error {
 }
 
 // send translates one payload as the hook does and calls the stage.
-func send(ctx context.Context, mem *store.Memory, pl *claudecode.Payload, key string) error {
-	method, params, err := claudecode.Translate(pl, claudecode.TranslateOptions{EventKey: key})
+func send(ctx context.Context, mem *store.Memory, pl *hosts.Payload, key string) error {
+	method, params, err := hook.Translate(pl, hook.TranslateOptions{EventKey: key})
 	switch {
-	case errors.Is(err, claudecode.ErrUnhandledEvent), errors.Is(err, claudecode.ErrSkippedTool):
+	case errors.Is(err, hook.ErrUnhandledEvent), errors.Is(err, hook.ErrSkippedTool):
 		return nil
 	case err != nil:
 		return err

@@ -1,31 +1,21 @@
 // Command mnemo-hook is Mnemo's hook for Claude Code and every other
 // coding agent: `mnemo-hook [--host HOST] [EVENT]` reads the hook payload
 // on stdin, hands it to the daemon and prints the answer in the host's
-// shape. It always exits 0; see claudecode.RunHook.
+// shape. It always exits 0; see hook.Main.
 package main
 
 import (
-	"context"
 	"os"
-	"time"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
-	"github.com/mnemo-dev/mnemo/rpc"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/hook"
 )
 
-// Version is set at build time with -ldflags "-X main.Version=…", as
-// mnemo's is: the hook tells the daemon its version, and an older daemon
-// hands over to the mnemo next to it (rpc.ConnectOptions.Version).
+// Version is set at build time with -ldflags "-X main.Version=…" (mnemo's
+// is cmd/internal/daemon.Version): the hook tells the daemon its version,
+// and an older daemon hands over to the mnemo next to it
+// (rpc.ConnectOptions.Version).
 var Version = "0.1.0-dev"
 
-// cmd/mnemo's tests run a copy of main as their mnemo-hook (hookMain in
-// cmd/mnemo/testmain_test.go); TestHookMainMatchesMnemoHook fails when
-// the two differ.
 func main() {
-	cfg := claudecode.HookConfig{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Version: rpc.ReleaseVersion(Version)}
-	cfg.Host, cfg.Event, cfg.ArgsErr = claudecode.ParseArgs(os.Args[1:])
-	if home, err := rpc.Home(); err == nil {
-		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return claudecode.DaemonCommand(home) }
-	}
-	os.Exit(claudecode.RunHook(context.Background(), cfg))
+	os.Exit(hook.Main(os.Args[1:], Version))
 }

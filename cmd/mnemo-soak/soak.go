@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
@@ -211,12 +211,12 @@ func (s *soak) session(ctx context.Context, sid string, r *rand.Rand) {
 	s.mu.Lock()
 	s.sessions[sid] = true
 	s.mu.Unlock()
-	s.hook(claudecode.EventSessionStart, sid, "", with("source", "startup", "model", "claude-sonnet-4-5"))
+	s.hook(hosts.EventSessionStart, sid, "", with("source", "startup", "model", "claude-sonnet-4-5"))
 	pause()
 	turns := 1 + r.IntN(3)
 	for turn := 1; turn <= turns; turn++ {
 		marker := fmt.Sprintf("%s-p%d", sid, turn)
-		s.hook(claudecode.EventUserPromptSubmit, sid, marker, with("prompt", marker+": the invoice totals drift by a cent after the retry; fix it and add a test"))
+		s.hook(hosts.EventUserPromptSubmit, sid, marker, with("prompt", marker+": the invoice totals drift by a cent after the retry; fix it and add a test"))
 		pause()
 		for i := range 2 + r.IntN(4) {
 			marker := fmt.Sprintf("%s-t%d-e%d", sid, turn, i)
@@ -238,15 +238,15 @@ func (s *soak) session(ctx context.Context, sid string, r *rand.Rand) {
 				input = map[string]any{"command": "go vet ./soak/" + marker + "/...", "description": "Vet the package"}
 				response = map[string]any{"stdout": "", "stderr": "", "interrupted": false, "isImage": false}
 			}
-			s.hook(claudecode.EventPostToolUse, sid, marker, with("tool_name", tool, "tool_input", input, "tool_response", response,
+			s.hook(hosts.EventPostToolUse, sid, marker, with("tool_name", tool, "tool_input", input, "tool_response", response,
 				"tool_use_id", "toolu_"+strings.ReplaceAll(marker, "-", "_"), "duration_ms", 20))
 			pause()
 		}
 		marker = fmt.Sprintf("%s-s%d", sid, turn)
-		s.hook(claudecode.EventStop, sid, marker, with("stop_hook_active", false, "last_assistant_message", marker+" The totals are rounded once now."))
+		s.hook(hosts.EventStop, sid, marker, with("stop_hook_active", false, "last_assistant_message", marker+" The totals are rounded once now."))
 		pause()
 	}
-	s.hook(claudecode.EventSessionEnd, sid, "", with("reason", "other"))
+	s.hook(hosts.EventSessionEnd, sid, "", with("reason", "other"))
 	s.mu.Lock()
 	s.ended[sid] = true
 	s.mu.Unlock()

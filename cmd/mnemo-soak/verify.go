@@ -16,7 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/hook"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 )
@@ -89,7 +90,7 @@ func (s *soak) verify(ctx context.Context) (*report, error) {
 		sleep(ctx, 250*time.Millisecond)
 	}
 	rep.drain = time.Since(start)
-	if left := spoolLeft(claudecode.SpoolPath(s.home)); left != "" {
+	if left := spoolLeft(hook.SpoolPath(s.home)); left != "" {
 		rep.violate("the spool was not ingested by the restarted daemon: %s", left)
 	}
 
@@ -120,7 +121,7 @@ func (s *soak) checkHooks(rep *report) {
 	rep.hookRuns = len(s.hooks)
 	rep.opened = len(s.sessions)
 	for _, h := range s.hooks {
-		stage, _ := claudecode.StageOf(h.event)
+		stage, _ := hosts.StageOf(hosts.ClaudeCode, h.event)
 		c := rep.hooks[h.event]
 		if c == nil {
 			// The hook's own budget, plus slack for process start and exit on
@@ -142,12 +143,12 @@ func (s *soak) checkHooks(rep *report) {
 			rep.violate("%s hook of %s: exit %d, %v", h.event, h.session, h.code, h.err)
 			continue
 		}
-		var answer claudecode.Output
+		var answer hosts.Output
 		err := json.Unmarshal([]byte(h.out), &answer)
 		switch ctx := answer.HookSpecificOutput; {
 		case err != nil:
 			rep.violate("%s hook of %s printed %q, not a JSON answer", h.event, h.session, h.out)
-		case h.event == claudecode.EventSessionStart:
+		case h.event == hosts.EventSessionStart:
 		case ctx != nil && stage.Context:
 			// A prompt's recall of the earlier sessions' work.
 			if ctx.HookEventName != h.event || !strings.HasPrefix(ctx.AdditionalContext, "<"+memory.ContextTag) {
@@ -234,11 +235,11 @@ func (s *soak) checkStore(rep *report, recs []memory.Record) {
 			continue
 		}
 		switch h.event {
-		case claudecode.EventPostToolUse:
+		case hosts.EventPostToolUse:
 			rep.markers.tool++
-		case claudecode.EventUserPromptSubmit:
+		case hosts.EventUserPromptSubmit:
 			rep.markers.prompt++
-		case claudecode.EventStop:
+		case hosts.EventStop:
 			rep.markers.stop++
 		}
 		if n := stored[h.marker]; n != 1 {
@@ -309,7 +310,7 @@ func (s *soak) readLogs(rep *report) {
 func (s *soak) hookLog(h hookRun) string {
 	var lines []string
 	want := []string{"event=" + h.event + " ", "session=" + h.session + " "}
-	if h.event == claudecode.EventPostToolUse {
+	if h.event == hosts.EventPostToolUse {
 		want = append(want, "toolUseId=toolu_"+strings.ReplaceAll(h.marker, "-", "_")+" ")
 	}
 	for _, name := range []string{"hook.log.1", "hook.log"} {
@@ -409,10 +410,10 @@ func (r *report) print(w io.Writer) {
 }
 
 func stageIndex(event string) int {
-	for i, s := range claudecode.Stages {
+	for i, s := range hosts.Stages {
 		if s.Event == event {
 			return i
 		}
 	}
-	return len(claudecode.Stages)
+	return len(hosts.Stages)
 }

@@ -13,7 +13,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/backfill"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/hook"
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
@@ -27,7 +30,7 @@ func backfillCommand() *cli.Command {
 			"skipping Mnemo's observer and the sessions captured live; a rerun (also after a kill,\n" +
 			"however much later) stores nothing twice, and tops up a session that went on since.",
 	}
-	for _, src := range claudecode.TranscriptSources() {
+	for _, src := range backfill.Sources() {
 		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
 			Name:  src.Host,
 			Usage: "back-fill " + hostTitle(src.Host) + "'s transcripts (" + src.Where + ")",
@@ -43,7 +46,7 @@ func backfillCommand() *cli.Command {
 }
 
 func hostTitle(name string) string {
-	if h, ok := claudecode.HostNamed(name); ok {
+	if h, ok := hosts.Named(name); ok {
 		return h.Title
 	}
 	return name
@@ -107,7 +110,7 @@ func (st backfillState) save(home, host string) error {
 	if err != nil {
 		return err
 	}
-	return replaceFile(path, func(w io.Writer) error {
+	return daemon.ReplaceFile(path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
@@ -133,7 +136,7 @@ func within(path, dir string) bool {
 	return path == dir || strings.HasPrefix(path, dir+string(filepath.Separator))
 }
 
-func backfillHost(c *cli.Context, src claudecode.TranscriptSource) error {
+func backfillHost(c *cli.Context, src backfill.Source) error {
 	home, err := homeDir(c)
 	if err != nil {
 		return err
@@ -187,14 +190,14 @@ func backfillHost(c *cli.Context, src claudecode.TranscriptSource) error {
 type backfiller struct {
 	w        io.Writer
 	progress *progress
-	src      claudecode.TranscriptSource
+	src      backfill.Source
 	home     string
 	cl       *client.Client // nil: a dry run without a daemon
 	dry      bool
 	project  string
 	since    time.Time
 
-	total   claudecode.BackfillCounts
+	total   backfill.Counts
 	skipped map[string]int // why → sessions
 	topped  int            // sessions topped up
 }
@@ -213,7 +216,7 @@ const (
 
 var skipOrder = []string{skipLive, skipDone, skipObserver, skipProject, skipSince, skipNoPrompt, skipNotRead}
 
-func (b *backfiller) run(ctx context.Context, files []claudecode.TranscriptFile) error {
+func (b *backfiller) run(ctx context.Context, files []backfill.Transcript) error {
 	known := map[string]memory.Session{}
 	if b.cl != nil {
 		res, err := b.cl.Sessions(ctx)
@@ -249,7 +252,7 @@ func (b *backfiller) run(ctx context.Context, files []claudecode.TranscriptFile)
 				return err
 			}
 		}
-		n, err := b.src.Backfill(f, claudecode.BackfillOptions{SkipTools: claudecode.SkipTools()}, func(call claudecode.BackfillCall) error {
+		n, err := b.src.Backfill(f, backfill.Options{SkipTools: hook.SkipTools()}, func(call backfill.Call) error {
 			if b.dry {
 				return nil
 			}
@@ -301,7 +304,7 @@ func (b *backfiller) run(ctx context.Context, files []claudecode.TranscriptFile)
 // whether it is a top-up: a session back-filled before whose transcript
 // has grown since, and to which nothing else (its live hooks) has added
 // prompts.
-func (b *backfiller) skip(f claudecode.TranscriptFile, agents string, known map[string]memory.Session, state backfillState) (why string, topUp bool, err error) {
+func (b *backfiller) skip(f backfill.Transcript, agents string, known map[string]memory.Session, state backfillState) (why string, topUp bool, err error) {
 	if f.SessionID == "" {
 		return skipNotRead, false, nil
 	}
@@ -336,7 +339,7 @@ func (b *backfiller) skip(f claudecode.TranscriptFile, agents string, known map[
 
 // send makes one call. A back-fill shows nothing to an agent: no context
 // is built at a session's start and no recall searched for a prompt.
-func (b *backfiller) send(ctx context.Context, call claudecode.BackfillCall) error {
+func (b *backfiller) send(ctx context.Context, call backfill.Call) error {
 	var err error
 	switch p := call.Params.(type) {
 	case *memory.SessionStartParams:

@@ -13,39 +13,13 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 	"github.com/mnemo-dev/mnemo/vector"
 )
-
-var jsonFlag = &cli.BoolFlag{Name: "json", Usage: "print JSON"}
-
-// call runs one method of the daemon (starting it when needed), given as
-// a method expression such as (*client.Client).Sessions, or bound to its
-// params with bind, and prints the result: JSON with --json, else through
-// text.
-func call[R any](c *cli.Context, method func(*client.Client, context.Context) (R, error), text func(io.Writer, *R) error) error {
-	return withDaemon(c, true, func(ctx context.Context, cl *client.Client) error {
-		res, err := method(cl, ctx)
-		if err != nil {
-			return err
-		}
-		if c.Bool("json") {
-			enc := json.NewEncoder(c.App.Writer)
-			enc.SetIndent("", "  ")
-			return enc.Encode(res)
-		}
-		return text(c.App.Writer, &res)
-	})
-}
-
-// bind binds a method of the client to its params for call, e.g.
-// bind((*client.Client).Search, p).
-func bind[P, R any](method func(*client.Client, context.Context, P) (R, error), p P) func(*client.Client, context.Context) (R, error) {
-	return func(cl *client.Client, ctx context.Context) (R, error) { return method(cl, ctx, p) }
-}
 
 func searchCommand() *cli.Command {
 	return &cli.Command{
@@ -56,7 +30,7 @@ func searchCommand() *cli.Command {
 			jsonFlag,
 			&cli.StringFlag{Name: "project", Usage: "only this project"},
 			&cli.StringFlag{Name: "type", Usage: "only these types (comma-separated)"},
-			&cli.StringFlag{Name: "host", Usage: "only what was made in this agent's sessions (claude-code, codex, gemini, cursor, vscode, copilot, opencode, windsurf)"},
+			&cli.StringFlag{Name: "host", Usage: "only what was made in this agent's sessions (" + strings.Join(hosts.Names(), ", ") + ")"},
 			&cli.StringFlag{Name: "file", Usage: "only observations touching a file containing one of these (comma-separated)"},
 			&cli.TimestampFlag{Name: "since", Layout: time.RFC3339, Usage: "only from this time"},
 			&cli.TimestampFlag{Name: "until", Layout: time.RFC3339, Usage: "only up to this time"},
@@ -73,7 +47,7 @@ func searchCommand() *cli.Command {
 			}
 			p := memory.SearchParams{Author: author,
 				Query: strings.Join(c.Args().Slice(), " "), Project: c.String("project"),
-				Types: splitList(c.String("type")), Files: splitList(c.String("file")), Limit: c.Int("limit"),
+				Types: daemon.SplitList(c.String("type")), Files: daemon.SplitList(c.String("file")), Limit: c.Int("limit"),
 				Host: c.String("host"), Mode: c.String("mode"),
 			}
 			if t := c.Timestamp("since"); t != nil {
@@ -93,7 +67,7 @@ func searchCommand() *cli.Command {
 					if h.Author != "" {
 						by = "  (" + h.Author + ")"
 					}
-					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, mcp.StateMark(h.State)+mcp.SeenMark(h.Count, h.LastSeen), by)
+					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, memory.StateMark(h.State)+memory.SeenMark(h.Count, h.LastSeen), by)
 					if h.Snippet != "" && h.Snippet != h.Title {
 						fmt.Fprintf(tw, "\t\t\t\t  %s\n", h.Snippet)
 					}
@@ -133,7 +107,7 @@ func timelineCommand() *cli.Command {
 					if o.ID == r.AnchorID {
 						mark = ">"
 					}
-					fmt.Fprintf(w, "%s #%d  %s  %-10s %s%s\n", mark, o.ID, o.Time.Local().Format("2006-01-02 15:04"), o.Type, o.Title, mcp.StateMark(o.State)+mcp.SeenMark(o.Count, o.LastSeen))
+					fmt.Fprintf(w, "%s #%d  %s  %-10s %s%s\n", mark, o.ID, o.Time.Local().Format("2006-01-02 15:04"), o.Type, o.Title, memory.StateMark(o.State)+memory.SeenMark(o.Count, o.LastSeen))
 				}
 				return nil
 			})
@@ -161,7 +135,7 @@ func getCommand() *cli.Command {
 					if i > 0 {
 						fmt.Fprintln(w)
 					}
-					io.WriteString(w, mcp.FormatObservation(&o))
+					io.WriteString(w, o.Markdown())
 				}
 				for _, id := range r.Missing {
 					fmt.Fprintf(w, "#%d: no such observation\n", id)
@@ -262,24 +236,24 @@ func doctorCommand() *cli.Command {
 				return err
 			}
 			var failed bool
-			cfg, source, cerr := loadConfig(home)
+			cfg, source, cerr := daemon.LoadConfig(home)
 			w := c.App.Writer
 			fmt.Fprintf(w, "home         %s\n", home)
 			fmt.Fprintf(w, "socket       %s\n", rpc.SocketPath(home))
-			fmt.Fprintf(w, "settings     %s (flags, then MNEMO_* variables, then this file)\n", settingsFile(home))
+			fmt.Fprintf(w, "settings     %s (flags, then MNEMO_* variables, then this file)\n", daemon.SettingsFile(home))
 			if cerr != nil {
 				fmt.Fprintf(w, "  problem: %v\n", cerr)
 				return exitCode(1)
 			}
-			for _, line := range cfg.describe(source) {
+			for _, line := range cfg.Describe(source) {
 				fmt.Fprintf(w, "  %s\n", line)
 			}
-			if emb, notice := vector.DefaultEmbedder(modelsDir(home)); notice != "" {
+			if emb, notice := vector.DefaultEmbedder(daemon.ModelsDir(home)); notice != "" {
 				fmt.Fprintf(w, "model        %s\n", notice)
 			} else {
-				fmt.Fprintf(w, "model        %s in %s\n", emb.ID(), modelsDir(home))
+				fmt.Fprintf(w, "model        %s in %s\n", emb.ID(), daemon.ModelsDir(home))
 			}
-			if err := checkAgent(c.Context, cfg, home); err != nil {
+			if err := daemon.CheckAgent(c.Context, cfg, home); err != nil {
 				failed = true
 				fmt.Fprintf(w, "agent        %s cannot run: %v\n", cfg.Agent, err)
 			} else {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 )
@@ -55,13 +55,14 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 		return err
 	}
 	home := filepath.Join(dir, "home")
-	m := &Main{Home: home}
+	m := &daemon.Main{Home: home}
 	if err := m.Open(ctx); err != nil {
 		return err
 	}
 	defer m.Close()
-	rc, stop := m.inProcessClient(ctx)
-	defer stop()
+	conn := m.Connect(ctx)
+	defer conn.Close()
+	rc := conn.Client
 	cl := client.New(rc)
 
 	fmt.Fprintf(w, "Playing a recorded Claude Code session into a fresh memory (%s)\n\n", home)
@@ -142,7 +143,7 @@ func runDemo(ctx context.Context, dir string, w io.Writer) error {
 		}
 		fmt.Fprintf(w, "=== mnemo get (a full record) ===\n\n")
 		for _, o := range full.Observations {
-			io.WriteString(w, mcp.FormatObservation(&o))
+			io.WriteString(w, o.Markdown())
 		}
 	}
 	return nil

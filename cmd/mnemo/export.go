@@ -1,104 +1,15 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
-	"github.com/mnemo-dev/mnemo/memory/store"
 )
-
-func exportTo(ctx context.Context, mem *store.Memory, p memory.ExportParams) (memory.ExportResult, error) {
-	if p.Format == memory.FormatMarkdown {
-		return exportMarkdown(ctx, mem, p)
-	}
-	var res memory.ExportResult
-	err := replaceFile(p.Path, func(w io.Writer) error {
-		var err error
-		res.Records, err = mem.Export(ctx, w, p.Vectors)
-		return err
-	})
-	return res, err
-}
-
-// exportMarkdown writes a document per project into the folder p.Path,
-// <project>.md, each replaced whole (replaceFile), so that a reader never
-// sees half of one.
-func exportMarkdown(ctx context.Context, mem *store.Memory, p memory.ExportParams) (memory.ExportResult, error) {
-	if err := os.MkdirAll(p.Path, 0o755); err != nil {
-		return memory.ExportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
-	}
-	var res memory.ExportResult
-	n, err := mem.ExportMarkdown(ctx, p.Project, func(project string, fill func(io.Writer) error) error {
-		name := filepath.Join(p.Path, documentName(project))
-		res.Files = append(res.Files, name)
-		return replaceFile(name, fill)
-	})
-	res.Records = n
-	return res, err
-}
-
-// documentName is a project's markdown file: its name, with what cannot be
-// in a file's name replaced.
-func documentName(project string) string {
-	name := strings.Map(func(r rune) rune {
-		switch {
-		case r == '/' || r == '\\' || r == 0 || r < ' ':
-			return '_'
-		}
-		return r
-	}, project)
-	name = strings.TrimLeft(name, ".")
-	if name == "" {
-		name = "project"
-	}
-	return name + ".md"
-}
-
-// replaceFile writes the file at path whole: fill writes a temporary file
-// in the same folder, which is fsynced and renamed over path only when fill
-// and the writes succeed; otherwise it is removed and path stays as it was.
-// A temporary file that cannot be made is a bad path (a FieldError).
-func replaceFile(path string, fill func(io.Writer) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return &memory.FieldError{Field: "path", Reason: err.Error()}
-	}
-	defer os.Remove(tmp.Name()) // gone once renamed; removed when not
-	err = fill(tmp)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	return err
-}
-
-func importFrom(ctx context.Context, mem *store.Memory, p memory.ImportParams) (memory.ImportResult, error) {
-	f, err := os.Open(p.Path)
-	if err != nil {
-		return memory.ImportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
-	}
-	defer f.Close()
-	done := bulkWork() // gc.go
-	res, err := mem.Import(ctx, f, nil)
-	done()
-	if err != nil {
-		return res, &memory.FieldError{Field: "path", Reason: err.Error()}
-	}
-	return res, nil
-}
 
 func exportCommand() *cli.Command {
 	return &cli.Command{

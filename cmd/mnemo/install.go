@@ -16,7 +16,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/install"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/memory/rules"
@@ -26,8 +27,7 @@ import (
 const envHome = "MNEMO_HOME"
 
 // installCommand is `mnemo install <host>`, one subcommand per installer
-// (installers: claudecode's and OpenCode's), and `mnemo install` alone,
-// which lists the hosts.
+// (install.Installers), and `mnemo install` alone, which lists the hosts.
 func installCommand() *cli.Command {
 	cmd := &cli.Command{
 		Name:      "install",
@@ -35,7 +35,7 @@ func installCommand() *cli.Command {
 		ArgsUsage: "[host]",
 		Action:    listHosts,
 	}
-	for _, in := range installers() {
+	for _, in := range install.Installers {
 		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
 			Name:  in.Host,
 			Usage: fmt.Sprintf("merge Mnemo's hooks into %s's configuration (idempotent; each file is backed up first)", in.Title),
@@ -63,7 +63,7 @@ func uninstallCommand() *cli.Command {
 			return fmt.Errorf("unknown host %q: one of %s", c.Args().First(), installerNames())
 		},
 	}
-	for _, in := range installers() {
+	for _, in := range install.Installers {
 		cmd.Subcommands = append(cmd.Subcommands, &cli.Command{
 			Name:  in.Host,
 			Usage: fmt.Sprintf("remove Mnemo's hooks and MCP server from %s's configuration, and nothing else", in.Title),
@@ -77,11 +77,11 @@ func uninstallCommand() *cli.Command {
 	return cmd
 }
 
-func scopeFlag(in claudecode.Installer) cli.Flag {
+func scopeFlag(in install.Installer) cli.Flag {
 	what := map[string]string{
-		claudecode.ScopeUser:    "user (every project of yours)",
-		claudecode.ScopeProject: "project (this folder's, shared with it)",
-		claudecode.ScopeLocal:   "local (this folder's, yours only)",
+		install.ScopeUser:    "user (every project of yours)",
+		install.ScopeProject: "project (this folder's, shared with it)",
+		install.ScopeLocal:   "local (this folder's, yours only)",
 	}
 	scopes := make([]string, len(in.Scopes))
 	for i, s := range in.Scopes {
@@ -90,7 +90,7 @@ func scopeFlag(in claudecode.Installer) cli.Flag {
 	return &cli.StringFlag{Name: "scope", Value: in.Scopes[0], Usage: strings.Join(scopes, ", ")}
 }
 
-func rulesFlag(in claudecode.Installer) cli.Flag {
+func rulesFlag(in install.Installer) cli.Flag {
 	usage := "keep the project's memory in " + in.Rules + " (between Mnemo's markers; the daemon rewrites it after each session)"
 	if in.NeedsRules {
 		usage += "; the default with --scope project, since " + in.Title + " takes no context from its hooks"
@@ -104,10 +104,10 @@ type hostPaths struct {
 	scope, dir, home string
 }
 
-func newHostPaths(c *cli.Context, in claudecode.Installer) (hostPaths, error) {
+func newHostPaths(c *cli.Context, in install.Installer) (hostPaths, error) {
 	p := hostPaths{scope: c.String("scope"), dir: mustGetwd()}
 	if !slices.Contains(in.Scopes, p.scope) {
-		return p, fmt.Errorf("%w %q for %s: use %s", claudecode.ErrUnknownScope, p.scope, in.Host, strings.Join(in.Scopes, ", "))
+		return p, fmt.Errorf("%w %q for %s: use %s", install.ErrUnknownScope, p.scope, in.Host, strings.Join(in.Scopes, ", "))
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
@@ -117,7 +117,7 @@ func newHostPaths(c *cli.Context, in claudecode.Installer) (hostPaths, error) {
 	return p, nil
 }
 
-func installHost(c *cli.Context, in claudecode.Installer) error {
+func installHost(c *cli.Context, in install.Installer) error {
 	p, err := newHostPaths(c, in)
 	if err != nil {
 		return err
@@ -130,7 +130,7 @@ func installHost(c *cli.Context, in claudecode.Installer) error {
 	if err != nil {
 		return err
 	}
-	res, err := in.Install(path, claudecode.InstallOptions{HookPath: hook, Home: p.home})
+	res, err := in.Install(path, install.Options{HookPath: hook, Home: p.home})
 	printResult(c, res, cmp.Or(res.Label, "hooks")+" installed", hook)
 	if err != nil {
 		return err
@@ -146,7 +146,7 @@ func installHost(c *cli.Context, in claudecode.Installer) error {
 		}
 	}
 	switch {
-	case c.Bool("rules") || (!c.IsSet("rules") && in.NeedsRules && p.scope == claudecode.ScopeProject):
+	case c.Bool("rules") || (!c.IsSet("rules") && in.NeedsRules && p.scope == install.ScopeProject):
 		return writeRules(c, in, p.dir)
 	case in.NeedsRules:
 		fmt.Fprintf(c.App.Writer, "  note: %s takes no context from its hooks; in a project, `mnemo install %s --scope project` also keeps %s up to date with its memory\n", in.Title, in.Host, in.Rules)
@@ -154,26 +154,26 @@ func installHost(c *cli.Context, in claudecode.Installer) error {
 	return nil
 }
 
-func installHostMCP(c *cli.Context, in claudecode.Installer, p hostPaths) (claudecode.Result, error) {
+func installHostMCP(c *cli.Context, in install.Installer, p hostPaths) (install.Result, error) {
 	path, why, err := in.MCPPath(p.scope, p.dir, p.home)
 	if err != nil {
-		return claudecode.Result{}, err
+		return install.Result{}, err
 	}
 	if path == "" {
 		fmt.Fprintf(c.App.Writer, "MCP server not installed: %s\n", why)
-		return claudecode.Result{}, nil
+		return install.Result{}, nil
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return claudecode.Result{}, err
+		return install.Result{}, err
 	}
-	o := claudecode.MCPOptions{Mnemo: exe}
+	o := install.MCPOptions{Mnemo: exe}
 	if c.String("home") != "" || os.Getenv(envHome) != "" {
 		// A home of the user's own: hosts that start MCP servers with a
 		// few variables only (Codex CLI) must be told.
 		home, err := homeDir(c)
 		if err != nil {
-			return claudecode.Result{}, err
+			return install.Result{}, err
 		}
 		o.Env = map[string]string{envHome: home}
 	}
@@ -184,7 +184,7 @@ func installHostMCP(c *cli.Context, in claudecode.Installer, p hostPaths) (claud
 
 // writeRules puts the project's context, as the daemon gives it, between
 // Mnemo's markers in the host's rules file at the project's root.
-func writeRules(c *cli.Context, in claudecode.Installer, dir string) error {
+func writeRules(c *cli.Context, in install.Installer, dir string) error {
 	if in.Rules == "" {
 		return fmt.Errorf("%s has no rules file", in.Title)
 	}
@@ -215,7 +215,7 @@ func writeRules(c *cli.Context, in claudecode.Installer, dir string) error {
 	return nil
 }
 
-func uninstallHost(c *cli.Context, in claudecode.Installer) error {
+func uninstallHost(c *cli.Context, in install.Installer) error {
 	p, err := newHostPaths(c, in)
 	if err != nil {
 		return err
@@ -224,13 +224,13 @@ func uninstallHost(c *cli.Context, in claudecode.Installer) error {
 	if err != nil {
 		return err
 	}
-	res, err := in.Uninstall(path, claudecode.InstallOptions{Home: p.home})
+	res, err := in.Uninstall(path, install.Options{Home: p.home})
 	printResult(c, res, cmp.Or(res.Label, "hooks")+" uninstalled", "")
 	if err != nil {
 		return err
 	}
 	if in.Note != nil {
-		if note := in.Note(p.scope); note != "" && in.Host == claudecode.HostVSCode {
+		if note := in.Note(p.scope); note != "" && in.Host == hosts.VSCode {
 			fmt.Fprintf(c.App.Writer, "  note: %s\n", note)
 		}
 	}
@@ -245,7 +245,7 @@ func uninstallHost(c *cli.Context, in claudecode.Installer) error {
 			return err
 		}
 	}
-	if in.Rules != "" && (c.Bool("rules") || p.scope == claudecode.ScopeProject) {
+	if in.Rules != "" && (c.Bool("rules") || p.scope == install.ScopeProject) {
 		r, err := rules.Remove(filepath.Join(memory.RootOf(p.dir), in.Rules), in.RulesHead)
 		if err != nil {
 			return err
@@ -267,12 +267,12 @@ func hookPath(flag string) (string, error) {
 		return filepath.Abs(flag)
 	}
 	if exe, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(exe), claudecode.HookBinary)
+		p := filepath.Join(filepath.Dir(exe), install.HookBinary)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			return p, nil
 		}
 	}
-	p, err := exec.LookPath(claudecode.HookBinary)
+	p, err := exec.LookPath(install.HookBinary)
 	if err != nil {
 		return "", errors.New("mnemo-hook not found next to mnemo nor on PATH; build it (`just build`) or pass --hook")
 	}
@@ -281,7 +281,7 @@ func hookPath(flag string) (string, error) {
 
 // printResult says what an install or uninstall did to a file, and to the
 // other files it changed with it.
-func printResult(c *cli.Context, res claudecode.Result, verb, hook string) {
+func printResult(c *cli.Context, res install.Result, verb, hook string) {
 	w := c.App.Writer
 	if res.Path == "" {
 		return
@@ -318,9 +318,9 @@ func printResult(c *cli.Context, res claudecode.Result, verb, hook string) {
 
 // A hostRow is what `mnemo install` and `mnemo doctor` say of one host.
 type hostRow struct {
-	in             claudecode.Installer
+	in             install.Installer
 	found          string
-	user, project  claudecode.Wiring
+	user, project  install.Wiring
 	userErr, prErr error
 	rules          bool // the project's rules file has Mnemo's block
 }
@@ -333,17 +333,17 @@ func hostRows(dir string) ([]hostRow, error) {
 		return nil, err
 	}
 	var rows []hostRow
-	for _, in := range installers() {
+	for _, in := range install.Installers {
 		row := hostRow{in: in, found: in.Found(home)}
-		wiring := func(scope string) (claudecode.Wiring, error) {
+		wiring := func(scope string) (install.Wiring, error) {
 			path, err := in.HooksPath(scope, dir, home)
 			if err != nil || path == "" {
-				return claudecode.Wiring{}, err
+				return install.Wiring{}, err
 			}
 			return in.Wired(path)
 		}
-		row.user, row.userErr = wiring(claudecode.ScopeUser)
-		row.project, row.prErr = wiring(claudecode.ScopeProject)
+		row.user, row.userErr = wiring(install.ScopeUser)
+		row.project, row.prErr = wiring(install.ScopeProject)
 		if in.Rules != "" {
 			row.rules = rules.Marked(filepath.Join(memory.RootOf(dir), in.Rules))
 		}
@@ -352,7 +352,7 @@ func hostRows(dir string) ([]hostRow, error) {
 	return rows, nil
 }
 
-func wiringState(w claudecode.Wiring, err error) string {
+func wiringState(w install.Wiring, err error) string {
 	switch {
 	case err != nil:
 		return "unreadable"
@@ -402,7 +402,7 @@ func listHosts(c *cli.Context) error {
 }
 
 func installerNames() string {
-	all := installers()
+	all := install.Installers
 	names := make([]string, len(all))
 	for i, in := range all {
 		names[i] = in.Host

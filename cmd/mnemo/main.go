@@ -1,11 +1,11 @@
 // Command mnemo is persistent memory for coding agents and editors: the
 // daemon that owns the memory, the stdio sidecar editors spawn, and the
-// command line people use.
+// command line people use. This package holds the commands (urfave/cli,
+// app.go lists them); what runs the memory is cmd/internal/daemon.
 package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -17,8 +17,3 @@ func main() {
 	stop()
 	os.Exit(code)
 }
-
-// exitCode is an error that ends the process with a given status.
-type exitCode int
-
-func (c exitCode) Error() string { return fmt.Sprintf("exit status %d", int(c)) }

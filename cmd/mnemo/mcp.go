@@ -12,7 +12,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode/mcp"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/mcp"
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -76,12 +78,13 @@ func mcpCommand() *cli.Command {
 			srv := mcp.NewServer(dc, mcp.Options{
 				Cwd:     mustGetwd(),
 				Project: c.String("project"),
-				Version: Version,
+				Version: daemon.Version,
 				DaemonHelp: fmt.Sprintf("If it keeps failing, the user can run `mnemo daemon status` and `mnemo doctor`, "+
 					"and read %s and %s.", defaultLogPath(home, "daemon"), defaultLogPath(home, "daemon-start")),
 				Logger: log,
+				Hosts:  hosts.Names(),
 			})
-			log.Info("mcp serving", "home", home, "version", Version)
+			log.Info("mcp serving", "home", home, "version", daemon.Version)
 			err = srv.Run(c.Context, &sdk.StdioTransport{})
 			switch {
 			case err == nil, errors.Is(err, io.EOF), c.Context.Err() != nil:

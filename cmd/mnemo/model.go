@@ -3,24 +3,14 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/vector"
 )
-
-// modelsDir is where the embedding model lives: $MNEMO_MODELS, else
-// <home>/models.
-func modelsDir(home string) string {
-	if d := os.Getenv("MNEMO_MODELS"); d != "" {
-		return d
-	}
-	return filepath.Join(home, "models")
-}
 
 func modelCommand() *cli.Command {
 	return &cli.Command{
@@ -35,7 +25,7 @@ func modelCommand() *cli.Command {
 				if err != nil {
 					return err
 				}
-				dir := modelsDir(home)
+				dir := daemon.ModelsDir(home)
 				err = vector.InstallModel(c.Context, dir, func(msg string) { fmt.Fprintln(c.App.ErrWriter, msg) })
 				if err != nil {
 					return err

@@ -24,8 +24,8 @@ import (
 // Every script gets its own HOME ($WORK, so Claude Code's settings are
 // $WORK/.claude/settings.json) and MNEMO_HOME ($WORK/mnemo), no embedding
 // model (search ranks the same on every machine), TZ=UTC, $HOSTS (the
-// documented hook payloads of the other coding agents,
-// adapters/claudecode/testdata/hosts), $CLAUDEMEM_SCHEMA (claude-mem's
+// documented hook payloads of the other coding agents, a folder per host:
+// hostPayloads), $CLAUDEMEM_SCHEMA (claude-mem's
 // schema, adapters/claudemem/testdata/schema-v49.sql), and the commands
 // `waitidle [n]` and `waitfile FILE REGEXP` (and `sqlite DB FILE.sql`,
 // `mtime FILE`, claudemem_test.go), $MODELS and the condition [models]
@@ -33,14 +33,44 @@ import (
 // PATH with this test's mnemo and mnemo-hook alone). Daemons a script
 // leaves running are stopped after it.
 func TestScripts(t *testing.T) {
+	hosts := hostPayloads(t)
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata/script",
-		Setup:               setupScript,
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("HOSTS", hosts)
+			return setupScript(e)
+		},
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitidle": waitIdleCmd, "waitfile": waitFileCmd, "sqlite": sqliteCmd, "mtime": mtimeCmd},
 		Condition:           scriptCondition,
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 	})
+}
+
+// hostPayloads gathers the documented hook payloads of every host,
+// adapters/<host>/testdata/documented, into a temporary folder with one
+// folder per host, $HOSTS/<host>/<file>, and returns it.
+func hostPayloads(t *testing.T) string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("..", "..", "adapters", "*", "testdata", "documented", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no documented hook payloads: %v", err)
+	}
+	dir := t.TempDir()
+	for _, f := range files {
+		host := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(f))))
+		data, err := os.ReadFile(f)
+		if err == nil {
+			err = os.MkdirAll(filepath.Join(dir, host), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, host, filepath.Base(f)), data, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 func setupScript(e *testscript.Env) error {
@@ -56,11 +86,6 @@ func setupScript(e *testscript.Env) error {
 	e.Setenv("MNEMO_PATH", strings.Split(e.Getenv("PATH"), string(os.PathListSeparator))[0])
 	e.Setenv("MNEMO_IDLE_TIMEOUT", "2m")
 	e.Setenv("TZ", "UTC")
-	hosts, err := filepath.Abs(filepath.Join("..", "..", "adapters", "claudecode", "testdata", "hosts"))
-	if err != nil {
-		return err
-	}
-	e.Setenv("HOSTS", hosts)
 	schema, err := filepath.Abs(filepath.Join("..", "..", "adapters", "claudemem", "testdata", "schema-v49.sql"))
 	if err != nil {
 		return err

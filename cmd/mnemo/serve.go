@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -59,31 +60,12 @@ func serveCommand() *cli.Command {
 // connection on rwc. It returns exitCode 0 after shutdown+exit, 1 for an
 // exit without shutdown or a closed stream (LSP).
 func serveInProcess(ctx context.Context, home string, log *slog.Logger, rwc io.ReadWriteCloser) error {
-	m := &Main{Home: home, Logger: log}
+	m := &daemon.Main{Home: home, Logger: log}
 	if err := m.Open(ctx); err != nil {
 		return err
 	}
 	defer m.Close()
-	return serveConn(ctx, m, rwc)
-}
-
-func serveConn(ctx context.Context, m *Main, rwc io.ReadWriteCloser) error {
-	log := m.Logger
-	c := newConnection(m, log)
-	defer c.Close()
-	conn := c.serve(ctx, rwc, c.Handler())
-	select {
-	case <-c.exit:
-	case <-conn.Done():
-	case <-ctx.Done():
-	}
-	conn.Close()
-	select {
-	case <-conn.Done():
-	case <-time.After(2 * time.Second):
-		log.Warn("connection did not close in time")
-	}
-	if c.editor.ShutDown() {
+	if m.ServeConn(ctx, rwc) {
 		return exitCode(0)
 	}
 	return exitCode(1)

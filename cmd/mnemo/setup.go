@@ -18,7 +18,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/install"
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -124,7 +126,7 @@ func writeSetup(home string, rec setupRecord) error {
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		return err
 	}
-	return replaceFile(setupPath(home), func(w io.Writer) error {
+	return daemon.ReplaceFile(setupPath(home), func(w io.Writer) error {
 		_, err := w.Write(append(data, '\n'))
 		return err
 	})
@@ -146,14 +148,14 @@ func runSetup(c *cli.Context, home string) error {
 	if err != nil {
 		return err
 	}
-	rec.Version, rec.Mnemo = 1, Version
+	rec.Version, rec.Mnemo = 1, daemon.Version
 	if rec.Time.IsZero() {
 		rec.Time = time.Now().UTC()
 	}
 
 	// The model first: it is what a fresh machine most likely lacks.
 	if !c.Bool("no-model") {
-		dir := modelsDir(home)
+		dir := daemon.ModelsDir(home)
 		_, notice := vector.DefaultEmbedder(dir)
 		switch err := vector.InstallModel(c.Context, dir, func(msg string) { fmt.Fprintln(c.App.ErrWriter, msg) }); {
 		case err != nil:
@@ -184,7 +186,7 @@ func runSetup(c *cli.Context, home string) error {
 	if err != nil {
 		return err
 	}
-	p := hostPaths{scope: claudecode.ScopeUser, dir: mustGetwd(), home: userHome}
+	p := hostPaths{scope: install.ScopeUser, dir: mustGetwd(), home: userHome}
 	var failed []string
 	for _, in := range hosts {
 		added, err := setupHost(c, in, p, hook, &rec)
@@ -216,16 +218,16 @@ func runSetup(c *cli.Context, home string) error {
 
 // chooseHosts is the hosts to wire: those named with --host, every one
 // found with --yes, else those the person says yes to on the terminal.
-func chooseHosts(c *cli.Context) ([]claudecode.Installer, error) {
-	all := installers()
+func chooseHosts(c *cli.Context) ([]install.Installer, error) {
+	all := install.Installers
 	if named := c.StringSlice("host"); len(named) > 0 {
-		var out []claudecode.Installer
+		var out []install.Installer
 		for _, name := range named {
-			i := slices.IndexFunc(all, func(in claudecode.Installer) bool { return in.Host == name })
+			i := slices.IndexFunc(all, func(in install.Installer) bool { return in.Host == name })
 			if i < 0 {
 				return nil, fmt.Errorf("unknown host %q: one of %s", name, installerNames())
 			}
-			if !slices.ContainsFunc(out, func(in claudecode.Installer) bool { return in.Host == name }) {
+			if !slices.ContainsFunc(out, func(in install.Installer) bool { return in.Host == name }) {
 				out = append(out, all[i])
 			}
 		}
@@ -246,7 +248,7 @@ func chooseHosts(c *cli.Context) ([]claudecode.Installer, error) {
 		fmt.Fprintf(w, "no coding agent found (looked for %s)\n", installerNames())
 		return nil, nil
 	}
-	var out []claudecode.Installer
+	var out []install.Installer
 	if c.Bool("yes") {
 		for _, r := range found {
 			out = append(out, r.in)
@@ -293,7 +295,7 @@ func askable(r io.Reader) bool {
 
 // setupHost wires one host for the user, recording the files it changes;
 // added says which parts it added or changed (hooks, MCP server).
-func setupHost(c *cli.Context, in claudecode.Installer, p hostPaths, hook string, rec *setupRecord) (added setupHostRec, err error) {
+func setupHost(c *cli.Context, in install.Installer, p hostPaths, hook string, rec *setupRecord) (added setupHostRec, err error) {
 	w := c.App.Writer
 	hooks, err := in.HooksPath(p.scope, p.dir, p.home)
 	if err != nil {
@@ -306,7 +308,7 @@ func setupHost(c *cli.Context, in claudecode.Installer, p hostPaths, hook string
 	// Every file the host's install may change: its hooks, its MCP
 	// servers, and Codex's config.toml (the trust of its hooks).
 	paths := []string{hooks, mcp}
-	if in.Host == claudecode.HostCodex {
+	if in.Host == hosts.Codex {
 		paths = append(paths, filepath.Join(filepath.Dir(hooks), "config.toml"))
 	}
 	type state struct {
@@ -323,9 +325,9 @@ func setupHost(c *cli.Context, in claudecode.Installer, p hostPaths, hook string
 		rec.Dirs = appendMissingDirs(rec.Dirs, filepath.Dir(path))
 	}
 	fmt.Fprintf(w, "%s:\n", in.Title)
-	res, ierr := in.Install(hooks, claudecode.InstallOptions{HookPath: hook, Home: p.home})
+	res, ierr := in.Install(hooks, install.Options{HookPath: hook, Home: p.home})
 	printResult(c, res, cmp.Or(res.Label, "hooks")+" installed", hook)
-	added.Hooks = res.Changed || slices.ContainsFunc(res.Also, func(r claudecode.Result) bool { return r.Changed })
+	added.Hooks = res.Changed || slices.ContainsFunc(res.Also, func(r install.Result) bool { return r.Changed })
 	if ierr == nil && in.Note != nil {
 		if note := in.Note(p.scope); note != "" {
 			fmt.Fprintf(w, "  note: %s\n", note)
@@ -335,7 +337,7 @@ func setupHost(c *cli.Context, in claudecode.Installer, p hostPaths, hook string
 		if mcp == "" {
 			fmt.Fprintf(w, "MCP server not installed: %s\n", why)
 		} else {
-			var r claudecode.Result
+			var r install.Result
 			r, ierr = installHostMCP(c, in, p)
 			added.MCP = r.Changed
 		}
@@ -400,10 +402,10 @@ func undoSetup(w io.Writer, home string) error {
 	if err != nil {
 		return err
 	}
-	all := installers()
+	all := install.Installers
 	var failed []string
 	for _, h := range rec.Hosts {
-		i := slices.IndexFunc(all, func(in claudecode.Installer) bool { return in.Host == h.Host })
+		i := slices.IndexFunc(all, func(in install.Installer) bool { return in.Host == h.Host })
 		if i < 0 {
 			failed = append(failed, h.Host)
 			fmt.Fprintf(w, "%s: unknown to this mnemo; take its hooks out by hand\n", h.Host)
@@ -462,13 +464,13 @@ func undoSetup(w io.Writer, home string) error {
 
 // unwireHost takes Mnemo's hooks and MCP server, those setup added (h),
 // out of a host's user files.
-func unwireHost(w io.Writer, in claudecode.Installer, home string, h setupHostRec) error {
+func unwireHost(w io.Writer, in install.Installer, home string, h setupHostRec) error {
 	if h.Hooks {
-		hooks, err := in.HooksPath(claudecode.ScopeUser, mustGetwd(), home)
+		hooks, err := in.HooksPath(install.ScopeUser, mustGetwd(), home)
 		if err != nil {
 			return err
 		}
-		r, err := in.Uninstall(hooks, claudecode.InstallOptions{Home: home})
+		r, err := in.Uninstall(hooks, install.Options{Home: home})
 		if err != nil {
 			return err
 		}
@@ -476,7 +478,7 @@ func unwireHost(w io.Writer, in claudecode.Installer, home string, h setupHostRe
 			fmt.Fprintf(w, "%s: %s of %s uninstalled\n", r.Path, cmp.Or(r.Label, "hooks"), in.Title)
 		}
 	}
-	mcp, _, err := in.MCPPath(claudecode.ScopeUser, mustGetwd(), home)
+	mcp, _, err := in.MCPPath(install.ScopeUser, mustGetwd(), home)
 	if err != nil || mcp == "" || !h.MCP {
 		return err
 	}

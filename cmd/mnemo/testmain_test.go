@@ -1,71 +1,28 @@
 package main
 
 import (
-	"context"
-	"go/ast"
-	"go/parser"
-	"go/printer"
-	"go/token"
 	"os"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
-	"github.com/mnemo-dev/mnemo/rpc"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/hook"
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 )
 
 // TestMain makes this test binary the two commands under test: run as
-// mnemo it is this package's main, run as mnemo-hook it is
-// cmd/mnemo-hook's. testscript.Main copies it under both names into one
-// folder at the head of $PATH before the tests run, so the scripts, the Go
-// tests and the daemons they start all run this binary (race-enabled under
-// -race) and nothing is built: the command line starts the daemon with its
-// own executable (os.Executable), the hook with the mnemo next to its own.
+// mnemo it is this package's main, run as mnemo-hook it is what
+// cmd/mnemo-hook's main runs (hook.Main). testscript.Main copies it
+// under both names into one folder at the head of $PATH before the tests
+// run, so the scripts, the Go tests and the daemons they start all run this
+// binary (race-enabled under -race) and nothing is built: the command line
+// starts the daemon with its own executable (os.Executable), the hook with
+// the mnemo next to its own.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"mnemo":      main,
-		"mnemo-hook": hookMain,
+		"mnemo": main,
+		"mnemo-hook": func() {
+			os.Exit(hook.Main(os.Args[1:], daemon.Version))
+		},
 	})
-}
-
-// hookMain is cmd/mnemo-hook's main, which a test cannot import (it is
-// package main of another folder). TestHookMainMatchesMnemoHook keeps the
-// two alike.
-func hookMain() {
-	cfg := claudecode.HookConfig{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Version: rpc.ReleaseVersion(Version)}
-	cfg.Host, cfg.Event, cfg.ArgsErr = claudecode.ParseArgs(os.Args[1:])
-	if home, err := rpc.Home(); err == nil {
-		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return claudecode.DaemonCommand(home) }
-	}
-	os.Exit(claudecode.RunHook(context.Background(), cfg))
-}
-
-// The scripts test cmd/mnemo-hook's main through hookMain: the two must
-// say the same.
-func TestHookMainMatchesMnemoHook(t *testing.T) {
-	body := func(file, name string) string {
-		t.Helper()
-		fset := token.NewFileSet()
-		f, err := parser.ParseFile(fset, file, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == name {
-				var b strings.Builder
-				if err := printer.Fprint(&b, fset, fn.Body); err != nil {
-					t.Fatal(err)
-				}
-				return b.String()
-			}
-		}
-		t.Fatalf("%s has no func %s", file, name)
-		return ""
-	}
-	if got, want := body("testmain_test.go", "hookMain"), body("../mnemo-hook/main.go", "main"); got != want {
-		t.Errorf("hookMain differs from cmd/mnemo-hook's main; make it the same:\n%s", want)
-	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 )
@@ -72,7 +73,7 @@ func rememberCommand() *cli.Command {
 			if strings.TrimSpace(text) == "" {
 				return fmt.Errorf("remember takes the text to remember (or - to read it from stdin)")
 			}
-			p := memory.SaveParams{Text: text, Title: c.String("title"), Type: c.String("type"), Project: c.String("project"), Cwd: mustGetwd(), Files: splitList(c.String("file"))}
+			p := memory.SaveParams{Text: text, Title: c.String("title"), Type: c.String("type"), Project: c.String("project"), Cwd: mustGetwd(), Files: daemon.SplitList(c.String("file"))}
 			return withDaemon(c, true, func(ctx context.Context, cl *client.Client) error {
 				res, err := cl.Save(ctx, p)
 				if err != nil {

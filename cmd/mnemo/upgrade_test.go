@@ -38,7 +38,7 @@ func buildUpgradeBins(t *testing.T) {
 		upgradeBins.dir = dir
 		build := func(src, name, version string) (string, error) {
 			out := filepath.Join(dir, name)
-			cmd := exec.Command("go", "build", "-o", out+string(filepath.Separator), "-ldflags", "-X main.Version="+version, "./cmd/mnemo", "./cmd/mnemo-hook")
+			cmd := exec.Command("go", "build", "-o", out+string(filepath.Separator), "-ldflags", "-X main.Version="+version+" -X github.com/mnemo-dev/mnemo/cmd/internal/daemon.Version="+version, "./cmd/mnemo", "./cmd/mnemo-hook")
 			cmd.Dir = src
 			cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false", "CGO_ENABLED=0")
 			if b, err := cmd.CombinedOutput(); err != nil {

@@ -1,8 +1,9 @@
 // Package client is the typed client of the daemon's memory methods: one
 // Go method per mnemo/* method of package memory (methods.go), taking that
-// method's params and returning its result. With cmd/mnemo's method table
-// it is the one place where the domain meets rpc: the CLI, the MCP tools,
-// the demo, the benchmarks and the soak test call the daemon through it.
+// method's params and returning its result. With the daemon's method table
+// (cmd/internal/daemon) it is the one place where the domain meets rpc: the
+// CLI, the MCP tools, the demo, the benchmarks and the soak test call the
+// daemon through it.
 // The hook does not: it sends whatever Translate makes of a Claude Code
 // payload, by the method its stage names, and so needs no typed method.
 //
@@ -212,6 +213,12 @@ func (c *Client) TeamLeave(ctx context.Context, p memory.TeamParams) (memory.Tea
 // TeamStatus is the state of team memory (mnemo/teamStatus).
 func (c *Client) TeamStatus(ctx context.Context) (memory.TeamStatus, error) {
 	return call[memory.TeamStatus](ctx, c.c, memory.MethodTeamStatus, nil)
+}
+
+// Viewer starts the daemon's memory viewer if it does not serve yet and
+// returns its address (mnemo/viewer).
+func (c *Client) Viewer(ctx context.Context) (memory.ViewerResult, error) {
+	return call[memory.ViewerResult](ctx, c.c, memory.MethodViewer, nil)
 }
 
 // Resume undoes Pause (mnemo/resume).

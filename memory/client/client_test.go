@@ -24,7 +24,7 @@ var _ client.Caller = (*rpc.Client)(nil)
 
 // TestEveryMethodReachesTheMemory plays a session through every method of
 // the client, over an in-memory pipe and over the per-user socket (with
-// its hello), against a real in-memory store served the way cmd/mnemo
+// its hello), against a real in-memory store served the way the daemon
 // serves it.
 func TestEveryMethodReachesTheMemory(t *testing.T) {
 	for _, tr := range []struct {
@@ -288,6 +288,7 @@ func TestEachMethodSendsItsNameAndParams(t *testing.T) {
 			return err
 		}},
 		{memory.MethodStatus, nil, func(c *client.Client) error { _, err := c.Status(ctx); return err }},
+		{memory.MethodViewer, nil, func(c *client.Client) error { _, err := c.Viewer(ctx); return err }},
 		{memory.MethodSessions, nil, func(c *client.Client) error { _, err := c.Sessions(ctx); return err }},
 		{memory.MethodDoctor, nil, func(c *client.Client) error { _, err := c.Doctor(ctx); return err }},
 		{memory.MethodReindex, nil, func(c *client.Client) error { _, err := c.Reindex(ctx); return err }},
@@ -336,8 +337,8 @@ func openMemory(t *testing.T) *store.Memory {
 	return mem
 }
 
-// memoryMux serves every memory method from mem as cmd/mnemo's
-// newConnection does (handler.go): the same methods, the same results, the
+// memoryMux serves every memory method from mem as the daemon's
+// newConnection does (cmd/internal/daemon/handler.go): the same methods, the same results, the
 // same mapping of domain errors onto the wire.
 func memoryMux(mem *store.Memory, home string) *rpc.Mux {
 	m := rpc.NewMux(slog.New(slog.DiscardHandler))
@@ -392,7 +393,7 @@ func memoryMux(mem *store.Memory, home string) *rpc.Mux {
 	return m
 }
 
-// handle registers a memory method with cmd/mnemo's error table: bad
+// handle registers a memory method with the daemon's error table: bad
 // input is invalid params, a missing record is not found.
 func handle[P, R any](m *rpc.Mux, method string, fn func(context.Context, P) (R, error)) {
 	rpc.Handle(m, method, func(ctx context.Context, p P) (R, error) {

@@ -279,7 +279,7 @@ func TestLocalGolden(t *testing.T) {
 	}
 }
 
-// The rules DESIGN §6 states hold for every golden session: every
+// The rules docs/architecture.md §6 states hold for every golden session: every
 // observation keeps the request of its turn, names files relative to the
 // project, and every summary names the files its turn touched; the agent
 // is deterministic, and one Run over a whole turn makes what one Run per
@@ -667,7 +667,7 @@ func TestLocalAgentRemembersTheConversation(t *testing.T) {
 		titles []string // the records the stop makes, in order
 	}{
 		{"a finding in a turn without tools", nil, []memory.TurnText{{Text: rootCause}},
-			[]string{"discovery: " + local.Clip("The root cause is the weekly archive_invoices job: it deletes old invoice_lines in one transaction that held the table lock for 42 minutes", 120)}},
+			[]string{"discovery: " + memory.Clip("The root cause is the weekly archive_invoices job: it deletes old invoice_lines in one transaction that held the table lock for 42 minutes", 120)}},
 		{"a table of findings", nil, []memory.TurnText{{Text: table}}, []string{"discovery: Most of the bundle comes from three packages:"}},
 		{"an explanation in a turn without tools", nil, []memory.TurnText{{Text: "Floats are the wrong choice for quantities: a third becomes 0.333 and scaling by three gives 0.999 cups. Store a numerator and a denominator with the unit, so that a third times three is exactly one cup again."}},
 			[]string{"discovery: Floats are the wrong choice for quantities: a third becomes 0.333 and scaling by three gives 0.999 cups."}},

@@ -234,7 +234,7 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 	core := c.String()
 	if core == "" || c.kind <= kindLook {
 		// Nothing specific: the command line as typed says most.
-		core = Clip(FirstLine(line), 80)
+		core = memory.Clip(memory.FirstLine(line), 80)
 	}
 	out := t.output()
 	code, failed := exitStatus(t.out)
@@ -245,7 +245,7 @@ func observeCommand(n *draft, t *toolEvent, request string, turn []memory.Observ
 		code, failed = -1, outputFails(c, out)
 	}
 	interrupted := t.out.Interrupted || strings.Contains(t.out.Error, "interrupted by user")
-	n.fact("$ %s", FirstLine(line)+ellipsisIf(strings.Contains(line, "\n")))
+	n.fact("$ %s", memory.FirstLine(line)+ellipsisIf(strings.Contains(line, "\n")))
 	switch {
 	case interrupted:
 		n.fact("interrupted by the user")
@@ -327,7 +327,7 @@ func deletedFiles(n *draft, t *toolEvent, c shellCommand) bool {
 func committedChanges(n *draft, t *toolEvent, c shellCommand) {
 	n.Type = memory.TypeChange
 	msg := commitMessage(c.args)
-	n.Title = "Committed: " + FirstNonEmpty(msg, "changes")
+	n.Title = "Committed: " + memory.FirstNonEmpty(msg, "changes")
 	for l := range strings.Lines(headTail(t.out.Stdout + "\n" + t.outText)) {
 		l = strings.TrimSpace(l)
 		if m := commitHeadRE.FindStringSubmatch(l); m != nil {
@@ -430,7 +430,7 @@ func failedCommand(n *draft, t *toolEvent, c shellCommand, core string, code int
 	if code < 0 {
 		status = "failed" // the host gave no exit code
 	}
-	n.Subtitle = FirstNonEmpty(msg, status)
+	n.Subtitle = memory.FirstNonEmpty(msg, status)
 	switch {
 	case len(names) > 0:
 		verb := " fails"
@@ -476,7 +476,7 @@ func passedCheck(n *draft, c shellCommand, core string, out string, turn []memor
 	if result != "" {
 		n.fact("result: %s", result)
 	}
-	n.Subtitle = FirstNonEmpty(result, "exit code 0")
+	n.Subtitle = memory.FirstNonEmpty(result, "exit code 0")
 	n.Title = core + verb
 	fail, i := lastFailureAt(turn)
 	if fail == nil {
@@ -492,10 +492,10 @@ func passedCheck(n *draft, c shellCommand, core string, out string, turn []memor
 	if len(fixed) == 0 {
 		fixed = touched
 	}
-	fixed = Dedupe(fixed, 8)
+	fixed = memory.Dedupe(fixed, 8)
 	cause := fail.cause()
 	if len(fixed) == 0 {
-		n.Narrative = fmt.Sprintf("%s passes; earlier in this turn %s failed.", core, FirstNonEmpty(cause, fail.command()))
+		n.Narrative = fmt.Sprintf("%s passes; earlier in this turn %s failed.", core, memory.FirstNonEmpty(cause, fail.command()))
 		return
 	}
 	n.Type = memory.TypeBugfix
@@ -694,7 +694,7 @@ func commitMessage(args []string) string {
 		}
 		for _, l := range lines {
 			if l = strings.TrimSpace(l); l != "" && l != "EOF" && l != ")" {
-				return Clip(l, 90)
+				return memory.Clip(l, 90)
 			}
 		}
 	}

@@ -116,28 +116,28 @@ func findingNote(answer, request string, turn []memory.Observation) (memory.Obse
 		return memory.Observation{}, false
 	}
 	o := memory.Observation{Type: memory.TypeDiscovery, Request: request}
-	o.Title = Clip(oneLine(findingTitle(sents, found)), maxTitle)
+	o.Title = memory.Clip(oneLine(findingTitle(sents, found)), maxTitle)
 	for _, s := range found {
 		if s != o.Title && len(o.Facts) < maxFacts-len(rows[:min(len(rows), 4)]) {
-			o.Facts = append(o.Facts, Clip(oneLine(s), maxFact))
+			o.Facts = append(o.Facts, memory.Clip(oneLine(s), maxFact))
 		}
 	}
 	for _, r := range rows[:min(len(rows), 4)] {
-		o.Facts = append(o.Facts, Clip(r, maxFact))
+		o.Facts = append(o.Facts, memory.Clip(r, maxFact))
 	}
-	o.Facts = Dedupe(o.Facts, maxFacts)
-	o.Narrative = Clip(strings.TrimSpace(prose), maxTalkNarrative)
+	o.Facts = memory.Dedupe(o.Facts, maxFacts)
+	o.Narrative = memory.Clip(strings.TrimSpace(prose), maxTalkNarrative)
 	// Its files: those of the turn the answer names, else those the turn
 	// changed, which the answer explains.
 	if o.FilesRead = filesNamed(answer, turn); len(o.FilesRead) == 0 {
 		o.FilesRead = changedIn(turn)
 	}
-	o.Concepts = Dedupe(append(Concepts(o.FilesRead...), topicWords(o.Title+" "+strings.Join(found, " "), maxConcepts)...), maxConcepts)
+	o.Concepts = memory.Dedupe(append(Concepts(o.FilesRead...), topicWords(o.Title+" "+strings.Join(found, " "), maxConcepts)...), maxConcepts)
 	var e evidenceBuf
 	e.terms(answer, true)
 	o.Evidence = strings.TrimSpace(e.b.String())
 	if o.Evidence == "" {
-		o.Evidence = Clip(oneLine(answer), 200)
+		o.Evidence = memory.Clip(oneLine(answer), 200)
 	}
 	return o, true
 }
@@ -157,7 +157,7 @@ func findingTitle(sents, found []string) string {
 			return group[i]
 		}
 	}
-	return FirstNonEmpty(sents...)
+	return memory.FirstNonEmpty(sents...)
 }
 
 // tableRows returns the rows of the markdown tables of text, their cells
@@ -197,7 +197,7 @@ func filesNamed(text string, turn []memory.Observation) []string {
 			}
 		}
 	}
-	return Dedupe(out, 8)
+	return memory.Dedupe(out, 8)
 }
 
 // changedIn returns the files the turn's records modified.
@@ -206,7 +206,7 @@ func changedIn(turn []memory.Observation) []string {
 	for _, o := range turn {
 		out = append(out, o.FilesModified...)
 	}
-	return Dedupe(out, 8)
+	return memory.Dedupe(out, 8)
 }
 
 // agentChoiceRE matches a sentence in which the agent adopts a choice:
@@ -230,12 +230,12 @@ func agentDecisions(ev memory.Event, request string) []memory.Observation {
 			}
 			choice := strings.TrimRight(agentLeadRE.ReplaceAllString(s, ""), ".!")
 			o := memory.Observation{Type: memory.TypeDecision, Request: request}
-			o.Title = Clip("Decision: "+lowerFirst(oneLine(choice)), maxTitle)
-			o.Subtitle = Clip(oneLine(s), maxSubtitle)
-			o.Facts = []string{"decided: " + Clip(oneLine(s), maxFact)}
-			o.Narrative = "The agent adopted a choice: " + Clip(oneLine(t.Text), 600)
+			o.Title = memory.Clip("Decision: "+lowerFirst(oneLine(choice)), maxTitle)
+			o.Subtitle = memory.Clip(oneLine(s), maxSubtitle)
+			o.Facts = []string{"decided: " + memory.Clip(oneLine(s), maxFact)}
+			o.Narrative = "The agent adopted a choice: " + memory.Clip(oneLine(t.Text), 600)
 			o.Concepts = topicWords(s, 6)
-			o.Evidence = Clip(oneLine(s), 240)
+			o.Evidence = memory.Clip(oneLine(s), 240)
 			out = append(out, o)
 		}
 	}

@@ -46,7 +46,7 @@ func decisionsIn(request string) []string {
 	var out []string
 	for _, s := range sentences(request) {
 		if decisionRE.MatchString(s) && !strings.HasSuffix(s, "?") && !askRE.MatchString(s) {
-			out = append(out, Clip(s, 240))
+			out = append(out, memory.Clip(s, 240))
 			if len(out) == 3 {
 				break
 			}
@@ -73,12 +73,12 @@ func decisionNote(request string, turn []memory.Observation) (memory.Observation
 	choice := strings.TrimRight(decisionLeadRE.ReplaceAllString(ds[0], ""), ".!")
 	choice = lowerFirst(choice)
 	o := memory.Observation{Type: memory.TypeDecision, Request: request}
-	o.Title = Clip("Decision: "+choice, maxTitle)
-	o.Subtitle = Clip(ds[0], maxSubtitle)
+	o.Title = memory.Clip("Decision: "+choice, maxTitle)
+	o.Subtitle = memory.Clip(ds[0], maxSubtitle)
 	for _, d := range ds {
 		o.Facts = append(o.Facts, "decided: "+d)
 	}
-	o.Narrative = "The prompt states a choice: " + Clip(squash(request), 600)
+	o.Narrative = "The prompt states a choice: " + memory.Clip(squash(request), 600)
 	o.Concepts = topicWords(strings.Join(ds, " "), 6)
 	return o, true
 }

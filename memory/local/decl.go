@@ -3,6 +3,8 @@ package local
 import (
 	"slices"
 	"strings"
+
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // A codeDecl is a function, type, class… declared in a piece of code, with the
@@ -179,7 +181,7 @@ func firstSentence(s string) string {
 	if ss := sentences(s); len(ss) > 0 {
 		s = ss[0]
 	}
-	return Clip(s, 140)
+	return memory.Clip(s, 140)
 }
 
 func declNames(ds []codeDecl) []string {
@@ -187,7 +189,7 @@ func declNames(ds []codeDecl) []string {
 	for _, d := range ds {
 		out = append(out, d.name)
 	}
-	return Dedupe(out, len(out)+1)
+	return memory.Dedupe(out, len(out)+1)
 }
 
 // declDiff compares the declarations before and after an edit: names only

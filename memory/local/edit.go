@@ -37,7 +37,7 @@ type editInfo struct {
 // what it touched, editFacts adds the facts every edit carries, titleEdit
 // gives it a type, a title and a narrative.
 func observeEdit(n *draft, t *toolEvent, request string, turn []memory.Observation) bool {
-	file := t.rel(FirstNonEmpty(t.in.FilePath, t.in.NotebookPath, t.out.FilePath, t.in.Path))
+	file := t.rel(memory.FirstNonEmpty(t.in.FilePath, t.in.NotebookPath, t.out.FilePath, t.in.Path))
 	if file == "" {
 		return false
 	}
@@ -70,7 +70,7 @@ func observeEdit(n *draft, t *toolEvent, request string, turn []memory.Observati
 // changes (or the one it sits in), what it replaced, whether it only
 // renames, and what makes it security-relevant.
 func classifyEdit(t *toolEvent, file string, turn []memory.Observation) editInfo {
-	e := editInfo{file: file, content: FirstNonEmpty(t.in.Content, t.in.NewSource)}
+	e := editInfo{file: file, content: memory.FirstNonEmpty(t.in.Content, t.in.NewSource)}
 	if t.in.OldString != "" || t.in.NewString != "" {
 		e.pairs = append(e.pairs, editPair{t.in.OldString, t.in.NewString, t.in.ReplaceAll})
 	}
@@ -106,7 +106,7 @@ func classifyEdit(t *toolEvent, file string, turn []memory.Observation) editInfo
 			}
 		}
 	}
-	e.added, e.removed, e.changed = Dedupe(added, 8), Dedupe(removed, 8), Dedupe(changed, 8)
+	e.added, e.removed, e.changed = memory.Dedupe(added, 8), memory.Dedupe(removed, 8), memory.Dedupe(changed, 8)
 	e.symbols = append(e.symbols, e.changed...)
 	e.symbols = append(e.symbols, e.added...)
 	e.symbols = append(e.symbols, e.removed...)
@@ -123,7 +123,7 @@ func classifyEdit(t *toolEvent, file string, turn []memory.Observation) editInfo
 				in = append(in, s)
 			}
 		}
-		if in = Dedupe(in, 8); len(in) > 0 {
+		if in = memory.Dedupe(in, 8); len(in) > 0 {
 			e.symbols = in
 			e.changed = in
 		}
@@ -200,7 +200,7 @@ func EditSymbols(file, original string, pairs [][2]string) []string {
 		ps[i] = editPair{OldString: p[0], NewString: p[1]}
 	}
 	added, removed, changed, _ := pairDecls(ps)
-	if out := Dedupe(slices.Concat(changed, added, removed), 8); len(out) > 0 {
+	if out := memory.Dedupe(slices.Concat(changed, added, removed), 8); len(out) > 0 {
 		return out
 	}
 	var in []string
@@ -209,7 +209,7 @@ func EditSymbols(file, original string, pairs [][2]string) []string {
 			in = append(in, s)
 		}
 	}
-	return Dedupe(in, 8)
+	return memory.Dedupe(in, 8)
 }
 
 // titleEdit gives an edit its type, title and narrative, first match
@@ -546,7 +546,7 @@ func testCases(code string) []string {
 			}
 		}
 	}
-	return Dedupe(out, 64)
+	return memory.Dedupe(out, 64)
 }
 
 // seenFile reports whether an observation of the turn names file.
@@ -585,7 +585,7 @@ func securityTerms(file string, e editInfo) []string {
 			out = append(out, w[1])
 		}
 	}
-	return Dedupe(out, 4)
+	return memory.Dedupe(out, 4)
 }
 
 var securityPathWords = wordSet("auth", "authn", "authz", "authentication", "authorization", "login", "logout", "password", "passwords", "passwd", "token", "tokens", "jwt", "oauth", "oidc", "saml", "sso", "crypto", "secret", "secrets", "permission", "permissions", "acl", "rbac", "csrf", "cors", "tls", "ssl", "cert", "certs", "credential", "credentials", "sanitize", "xss", "vault")

@@ -22,7 +22,7 @@ func (n *draft) fact(format string, args ...any) {
 		s = fmt.Sprintf(format, args...)
 	}
 	if s = strings.TrimSpace(s); s != "" {
-		n.Facts = append(n.Facts, Clip(oneLine(s), maxFact))
+		n.Facts = append(n.Facts, memory.Clip(oneLine(s), maxFact))
 	}
 }
 
@@ -53,17 +53,17 @@ func observe(ev memory.Event, request string, turn []memory.Observation) (memory
 	if len(o.FilesRead) == 0 && len(o.FilesModified) == 0 && isShellTool(ev.ToolName) {
 		o.FilesRead = outputFiles(t, turn)
 	}
-	o.Title = Clip(oneLine(o.Title), maxTitle)
-	o.Subtitle = Clip(oneLine(o.Subtitle), maxSubtitle)
-	o.Narrative = Clip(o.Narrative, 600)
-	o.Facts = Dedupe(o.Facts, maxFacts)
+	o.Title = memory.Clip(oneLine(o.Title), maxTitle)
+	o.Subtitle = memory.Clip(oneLine(o.Subtitle), maxSubtitle)
+	o.Narrative = memory.Clip(o.Narrative, 600)
+	o.Facts = memory.Dedupe(o.Facts, maxFacts)
 	var words []string
 	words = append(words, Concepts(o.Files()...)...)
 	for _, s := range n.symbols {
 		words = append(words, identWords(s)...)
 	}
 	words = slices.DeleteFunc(words, func(c string) bool { return noiseDirs[c] })
-	o.Concepts = Dedupe(append(slices.Clone(n.tags), words...), maxConcepts)
+	o.Concepts = memory.Dedupe(append(slices.Clone(n.tags), words...), maxConcepts)
 	var failure *memory.Observation
 	if o.Type == memory.TypeBugfix && len(o.FilesModified) > 0 {
 		if f := lastFailure(turn); f != nil {
@@ -74,7 +74,7 @@ func observe(ev memory.Event, request string, turn []memory.Observation) (memory
 	if o.Evidence == "" {
 		// Never empty for an event: an observation without evidence is one
 		// made before observations kept it (doctor counts those).
-		o.Evidence = FirstNonEmpty(strings.Join(o.Files(), " "), ev.ToolName)
+		o.Evidence = memory.FirstNonEmpty(strings.Join(o.Files(), " "), ev.ToolName)
 	}
 	o.ToolUseID = ev.ToolUseID
 	return o, true
@@ -86,7 +86,7 @@ var shellTools = [...]string{"Bash", "run_terminal_cmd", "shell"}
 func isShellTool(name string) bool { return slices.Contains(shellTools[:], name) }
 
 func observeRead(n *draft, t *toolEvent) bool {
-	file := t.rel(FirstNonEmpty(t.in.FilePath, t.in.NotebookPath, t.out.File.FilePath, t.out.FilePath, t.in.Path))
+	file := t.rel(memory.FirstNonEmpty(t.in.FilePath, t.in.NotebookPath, t.out.File.FilePath, t.out.FilePath, t.in.Path))
 	if file == "" {
 		return false
 	}
@@ -98,7 +98,7 @@ func observeRead(n *draft, t *toolEvent) bool {
 	}
 	n.tags = fileTags(file)
 	f := t.out.File
-	content := FirstNonEmpty(f.Content, t.content, t.outText)
+	content := memory.FirstNonEmpty(f.Content, t.content, t.outText)
 	size := ""
 	switch {
 	case f.TotalLines > 0 && f.NumLines > 0 && f.NumLines < f.TotalLines && f.StartLine > 0:
@@ -147,7 +147,7 @@ func observeRead(n *draft, t *toolEvent) bool {
 
 func observeSearch(n *draft, t *toolEvent) bool {
 	n.Type = memory.TypeDiscovery
-	pattern := unescapeRegexp(FirstNonEmpty(t.in.Pattern, t.in.Query))
+	pattern := unescapeRegexp(memory.FirstNonEmpty(t.in.Pattern, t.in.Query))
 	where := ""
 	if p := t.rel(t.in.Path); p != "" && p != "." {
 		where = " in " + p
@@ -176,7 +176,7 @@ func observeSearch(n *draft, t *toolEvent) bool {
 		}
 		return true
 	case "LS", "list_dir":
-		n.Title = "Listed " + FirstNonEmpty(t.rel(t.in.Path), "the folder")
+		n.Title = "Listed " + memory.FirstNonEmpty(t.rel(t.in.Path), "the folder")
 		return true
 	}
 	if pattern == "" {
@@ -253,10 +253,10 @@ func observeWeb(n *draft, t *toolEvent) bool {
 		if t.in.Prompt != "" {
 			n.fact("looked for: %s", t.in.Prompt)
 		}
-		n.Subtitle = firstMeaningfulLine(FirstNonEmpty(t.out.Result, t.content, t.outText))
+		n.Subtitle = firstMeaningfulLine(memory.FirstNonEmpty(t.out.Result, t.content, t.outText))
 	case t.in.Query != "":
 		n.Title = "Searched the web for " + inQuotes(t.in.Query)
-		n.Subtitle = firstMeaningfulLine(FirstNonEmpty(t.content, t.outText))
+		n.Subtitle = firstMeaningfulLine(memory.FirstNonEmpty(t.content, t.outText))
 	default:
 		return false
 	}
@@ -265,7 +265,7 @@ func observeWeb(n *draft, t *toolEvent) bool {
 
 func observeAgent(n *draft, t *toolEvent) bool {
 	n.Type = memory.TypeDiscovery
-	what := FirstNonEmpty(t.in.Description, FirstLine(t.in.Prompt))
+	what := memory.FirstNonEmpty(t.in.Description, memory.FirstLine(t.in.Prompt))
 	if what == "" {
 		return false
 	}
@@ -276,8 +276,8 @@ func observeAgent(n *draft, t *toolEvent) bool {
 	if t.out.Status != "" {
 		n.fact("status: %s", strings.ReplaceAll(t.out.Status, "_", " "))
 	}
-	n.Narrative = Clip(t.in.Prompt, 300)
-	n.Subtitle = firstMeaningfulLine(FirstNonEmpty(t.content, t.outText, t.out.Result))
+	n.Narrative = memory.Clip(t.in.Prompt, 300)
+	n.Subtitle = firstMeaningfulLine(memory.FirstNonEmpty(t.content, t.outText, t.out.Result))
 	return true
 }
 
@@ -290,7 +290,7 @@ func observeOther(n *draft, t *toolEvent) bool {
 	label := name
 	if rest, ok := strings.CutPrefix(name, "mcp__"); ok {
 		server, tool, _ := strings.Cut(rest, "__")
-		label = strings.ReplaceAll(FirstNonEmpty(tool, server), "_", " ") + " (" + server + ")"
+		label = strings.ReplaceAll(memory.FirstNonEmpty(tool, server), "_", " ") + " (" + server + ")"
 	}
 	lower := strings.ToLower(name)
 	for _, w := range []string{"get", "list", "read", "search", "fetch", "find", "query", "view", "show", "lookup"} {
@@ -300,7 +300,7 @@ func observeOther(n *draft, t *toolEvent) bool {
 		}
 	}
 	n.Title = "Called " + label
-	if file := t.rel(FirstNonEmpty(t.in.FilePath, t.in.Path)); file != "" {
+	if file := t.rel(memory.FirstNonEmpty(t.in.FilePath, t.in.Path)); file != "" {
 		n.Title += " on " + file
 		n.FilesRead = []string{file}
 	}
@@ -308,6 +308,6 @@ func observeOther(n *draft, t *toolEvent) bool {
 		n.Type = memory.TypeDiscovery
 		n.fact("error: %s", errorLine(t.output()))
 	}
-	n.Subtitle = firstMeaningfulLine(FirstNonEmpty(t.content, t.outText, t.out.Result))
+	n.Subtitle = firstMeaningfulLine(memory.FirstNonEmpty(t.content, t.outText, t.out.Result))
 	return true
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // lines returns the non-empty lines of the head and tail of out, trimmed
@@ -107,7 +109,7 @@ func errorLine(out string) string {
 			}
 		}
 		if exp != "" && got != "" {
-			return Clip("expected "+exp+", received "+got, 160)
+			return memory.Clip("expected "+exp+", received "+got, 160)
 		}
 	}
 	if best < 0 {
@@ -122,7 +124,7 @@ func errorLine(out string) string {
 	case strings.Contains(l, "panicked at") && strings.HasSuffix(l, ":") && best+1 < len(lines):
 		l += " " + strings.TrimSpace(lines[best+1])
 	}
-	return Clip(squash(l), 160)
+	return memory.Clip(squash(l), 160)
 }
 
 // stripPosition drops a leading "file.go:12:3: " from an error line.
@@ -160,10 +162,10 @@ func failingTests(out string) []string {
 			name = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(t, "test "), "... FAILED"))
 		}
 		if name != "" {
-			names = append(names, Clip(name, 80))
+			names = append(names, memory.Clip(name, 80))
 		}
 	}
-	names = Dedupe(names, 20)
+	names = memory.Dedupe(names, 20)
 	// A Go subtest's parent fails with it: keep the specific name.
 	out2 := names[:0]
 	for _, n := range names {
@@ -199,9 +201,9 @@ func resultLine(out string) string {
 	}
 	switch {
 	case best != "":
-		return Clip(squash(best), 120)
+		return memory.Clip(squash(best), 120)
 	case len(okLines) == 1:
-		return Clip(okLines[0], 120)
+		return memory.Clip(okLines[0], 120)
 	case len(okLines) > 1:
 		return fmt.Sprintf("%d packages ok", len(okLines))
 	}

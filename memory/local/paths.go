@@ -44,7 +44,7 @@ func outputFiles(t *toolEvent, turn []memory.Observation) []string {
 	dirs := packageDirs(out, t.Cwd)
 	var found []string
 	for _, m := range filePositionRE.FindAllStringSubmatch(out, 64) {
-		found = append(found, FirstNonEmpty(m[1], m[2]))
+		found = append(found, memory.FirstNonEmpty(m[1], m[2]))
 	}
 	for _, m := range failedFileRE.FindAllStringSubmatch(out, 16) {
 		found = append(found, m[1])

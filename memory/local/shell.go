@@ -3,6 +3,8 @@ package local
 import (
 	"regexp"
 	"strings"
+
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 type cmdKind int
@@ -40,7 +42,7 @@ func (c shellCommand) String() string {
 		}
 		b.WriteString(w)
 	}
-	return Clip(b.String(), 80)
+	return memory.Clip(b.String(), 80)
 }
 
 // primaryCommand is the segment of a command line that says what it does:

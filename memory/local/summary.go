@@ -12,12 +12,12 @@ import (
 )
 
 func summarize(ev memory.Event, request string, turn []memory.Observation) (memory.Summary, bool) {
-	req := FirstNonEmpty(request, ev.LastUserMessage)
+	req := memory.FirstNonEmpty(request, ev.LastUserMessage)
 	msg := strings.TrimSpace(ev.LastAssistantMessage)
 	if len(turn) == 0 && req == "" && msg == "" {
 		return memory.Summary{}, false
 	}
-	s := memory.Summary{Request: Clip(req, 500)}
+	s := memory.Summary{Request: memory.Clip(req, 500)}
 	said := splitMessage(msg)
 	var investigated, failures, docs, completed, next, notes []string
 	read, modified := map[string]bool{}, map[string]bool{}
@@ -46,7 +46,7 @@ func summarize(ev memory.Event, request string, turn []memory.Observation) (memo
 			investigated = append(investigated, o.Title)
 			if r.state() == runFailed {
 				if e := r.errorMessage(); e != "" {
-					failures = append(failures, FirstNonEmpty(r.cause(), r.command())+" failed: "+e)
+					failures = append(failures, memory.FirstNonEmpty(r.cause(), r.command())+" failed: "+e)
 				}
 			}
 		default:
@@ -69,7 +69,7 @@ func summarize(ev memory.Event, request string, turn []memory.Observation) (memo
 	if f := lastFailure(turn); f != nil {
 		step := "Make " + f.command() + " pass"
 		if e := f.errorMessage(); e != "" {
-			step += ": " + FirstNonEmpty(f.cause(), "it") + " still fails (" + e + ")"
+			step += ": " + memory.FirstNonEmpty(f.cause(), "it") + " still fails (" + e + ")"
 		}
 		next = append(next, step)
 	} else if cmd, changed := untestedChanges(turn); cmd != "" {
@@ -123,7 +123,7 @@ func untestedChanges(turn []memory.Observation) (string, []string) {
 	if len(changed) == 0 {
 		return "", nil
 	}
-	return runNote{&turn[last]}.command(), Dedupe(changed, 8)
+	return runNote{&turn[last]}.command(), memory.Dedupe(changed, 8)
 }
 
 // said is what an assistant message reports, sentence by sentence.
@@ -170,7 +170,7 @@ func splitMessage(msg string) said {
 		if i == 16 {
 			break
 		}
-		sent = Clip(sent, 240)
+		sent = memory.Clip(sent, 240)
 		lower := strings.ToLower(sent)
 		first, rest, _ := strings.Cut(sent, " ")
 		lowFirst := strings.ToLower(strings.TrimRight(first, ":,"))
@@ -256,7 +256,7 @@ func stripMarkdown(s string) string {
 // joinItems joins up to n distinct items as sentences, saying how many
 // more there were.
 func joinItems(items []string, n int) string {
-	all := Dedupe(items, len(items)+1)
+	all := memory.Dedupe(items, len(items)+1)
 	var b strings.Builder
 	for i, it := range firstN(all, n) {
 		if i > 0 {

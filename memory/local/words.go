@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 var codeExts = wordSet(".go", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".py", ".rs", ".java", ".kt", ".kts", ".rb", ".php", ".cs", ".swift", ".scala", ".c", ".h", ".cc", ".cpp", ".hpp", ".m", ".ex", ".exs", ".erl", ".hs", ".lua", ".sh", ".bash", ".zsh", ".vue", ".svelte", ".dart", ".clj", ".ml", ".jl", ".r", ".groovy", ".fs", ".zig", ".nim", ".pl")
@@ -111,7 +113,7 @@ func topicWords(text string, n int) []string {
 			out = append(out, w)
 		}
 	}
-	return Dedupe(out, n)
+	return memory.Dedupe(out, n)
 }
 
 // identifiersIn returns the identifiers of a search pattern.
@@ -122,7 +124,7 @@ func identifiersIn(pattern string, n int) []string {
 			out = append(out, f)
 		}
 	}
-	return Dedupe(out, n)
+	return memory.Dedupe(out, n)
 }
 
 func isIdentByte(c byte) bool {
@@ -196,7 +198,7 @@ func firstN[T any](s []T, n int) []T {
 	return s
 }
 
-func inQuotes(s string) string { return `"` + Clip(oneLine(s), 60) + `"` }
+func inQuotes(s string) string { return `"` + memory.Clip(oneLine(s), 60) + `"` }
 
 // squash collapses runs of white space into one space.
 func squash(s string) string {
@@ -235,64 +237,10 @@ func firstMeaningfulLine(s string) string {
 	for line := range strings.Lines(headTail(s)) {
 		line = strings.TrimSpace(line)
 		if strings.IndexFunc(line, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) >= 0 {
-			return Clip(squash(line), 120)
+			return memory.Clip(squash(line), 120)
 		}
 	}
 	return ""
-}
-
-// FirstNonEmpty returns the first of ss that is not blank, trimmed.
-func FirstNonEmpty(ss ...string) string {
-	for _, s := range ss {
-		if s = strings.TrimSpace(s); s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-// FirstLine returns the first line of s, trimmed.
-func FirstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return strings.TrimSpace(s[:i])
-	}
-	return s
-}
-
-// Clip cuts s to at most n runes, marking the cut.
-func Clip(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return strings.TrimSpace(string(r[:n-1])) + "…"
-}
-
-// Dedupe keeps the first n distinct non-empty items, in order.
-func Dedupe(items []string, n int) []string {
-	var out []string
-	var seen map[string]bool
-	if len(items) > 16 {
-		seen = make(map[string]bool, len(items))
-	}
-	for _, it := range items {
-		if it == "" || seen[it] || seen == nil && slices.Contains(out, it) {
-			continue
-		}
-		if seen != nil {
-			seen[it] = true
-		}
-		out = append(out, it)
-		if len(out) == n {
-			break
-		}
-	}
-	return out
 }
 
 func sortedKeys(m map[string]bool) []string {

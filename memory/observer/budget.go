@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/memory/atomicfile"
 )
 
 // sessionSpendTTL is how long a session's spend is kept after its last run.
@@ -138,28 +140,11 @@ func (l *ledger) save() error {
 	return nil
 }
 
-// writeFileAtomic replaces path with data: a reader sees the old file or
-// the new one, never a part.
+// writeFileAtomic replaces path with data, the user's alone
+// (atomicfile.WriteFile), making its folder first.
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.WriteFile(path, data, 0o600)
 }

@@ -12,7 +12,7 @@
 // be reached, a run returns an error wrapping memory.ErrFallback and the
 // local agent makes the observations; AgentStatus says why.
 //
-// Claude keeps the session-ID rules of the design (§5): a fresh memory
+// Claude keeps the session-ID rules of docs/architecture.md §5: a fresh memory
 // session is started with --session-id set to the worker's new id and
 // checked against the CLI's system/init message; a resume uses --resume and
 // a refused one ("No conversation found with session ID") returns

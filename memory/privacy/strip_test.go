@@ -11,7 +11,7 @@ import (
 	"github.com/mnemo-dev/mnemo/memory/privacy"
 )
 
-// tagNames are the tags Strip must remove, as the design lists them.
+// tagNames are the tags Strip must remove, as docs/architecture.md §8 lists them.
 var tagNames = []string{
 	"private",
 	"mnemo-context",

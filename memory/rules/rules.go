@@ -18,6 +18,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/mnemo-dev/mnemo/memory/atomicfile"
 )
 
 // The marker lines. A block starts at a line beginning with BeginPrefix and
@@ -129,7 +131,7 @@ func Remove(path, head string) (Result, error) {
 		if err := os.Remove(r.Path); err != nil {
 			return r, fmt.Errorf("rules: %w", err)
 		}
-		if err := syncDir(filepath.Dir(r.Path)); err != nil {
+		if err := atomicfile.SyncDir(filepath.Dir(r.Path)); err != nil {
 			return r, fmt.Errorf("rules: %w", err)
 		}
 		r.Changed, r.Deleted = true, true
@@ -247,51 +249,18 @@ func resolve(path string) string {
 	return path
 }
 
-// writeAtomic replaces path with data: a temporary file in the same folder,
-// written with the old file's mode (0644 for a new one), fsynced and
-// renamed over path, then the folder fsynced.
+// writeAtomic replaces path with data (atomicfile.WriteFile) with the old
+// file's mode (0644 for a new one), making its folder first.
 func writeAtomic(path string, data []byte) error {
 	mode := fs.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("rules: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("rules: %w", err)
-	}
-	name := tmp.Name()
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(mode)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(name, path)
-	}
-	if err != nil {
-		os.Remove(name)
+	if err := atomicfile.WriteFile(path, data, mode); err != nil {
 		return fmt.Errorf("rules: write %s: %w", path, err)
 	}
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("rules: fsync folder: %w", err)
-	}
 	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -21,7 +21,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/memory/local"
 )
 
 // Anchors: what an observation saw of its files, taken as its event comes
@@ -63,7 +62,7 @@ func fileAnchors(ev *memory.Event) []memory.FileAnchor {
 	if json.Unmarshal(ev.ToolInput, &in) != nil {
 		return nil
 	}
-	p := local.FirstNonEmpty(in.FilePath, in.NotebookPath, in.Path)
+	p := memory.FirstNonEmpty(in.FilePath, in.NotebookPath, in.Path)
 	if p == "" || strings.HasPrefix(p, "$") {
 		return nil
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/memory/local"
 )
 
 // Context returns what SessionStart would inject for a project, without
@@ -173,6 +172,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		turn []*memory.Observation // the last summary's turn, of those read
 	)
 	seen := map[string]bool{}
+	looks := 0 // reads, searches and listings left out
 	isPinned := map[uint64]bool{}
 	for _, o := range pins {
 		isPinned[o.ID] = true
@@ -181,9 +181,13 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		if sum != nil && o.SessionID == sum.SessionID && o.PromptNumber == sum.PromptNumber && o.SessionID != 0 {
 			turn = append(turn, o)
 		}
+		if look(o) {
+			looks++
+			return nil // not given: the agent can look again
+		}
 		title := strings.TrimSpace(o.Title)
-		if title == "" || seen[title] || isPinned[o.ID] || learned(o) || look(o) {
-			return nil // the newest of the same title stands for all; what was learned has its own section; looks are not given
+		if title == "" || seen[title] || isPinned[o.ID] || learned(o) {
+			return nil // the newest of the same title stands for all; what was learned has its own section
 		}
 		// A dead end is not given as a fact (its files are checked below,
 		// for the candidates that would be given).
@@ -285,7 +289,11 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			inj.Items = append(inj.Items, memory.InjectionItem{ID: c.o.ID, Reason: strings.Join(c.reasons, "; ")})
 		}
 	} else if pinRows.Len() == 0 && learnedRows == "" && len(recent) == 0 && !strings.Contains(head.String(), "## Last session") {
-		b.WriteString("\nNo memories for this project yet.\n")
+		if looks > 0 {
+			b.WriteString("\nOnly reads and searches so far: the search tools find them.\n")
+		} else {
+			b.WriteString("\nNo memories for this project yet.\n")
+		}
 	}
 	b.WriteString(footer)
 	b.WriteString(closing)
@@ -401,7 +409,7 @@ func excerptOf(o *memory.Observation, n int) string {
 	if text == "" || strings.Contains(o.Title, text) {
 		return ""
 	}
-	return local.Clip(text, n)
+	return memory.Clip(text, n)
 }
 
 // flatTables writes the rows of a text's markdown tables as lines of
@@ -444,12 +452,12 @@ func look(o *memory.Observation) bool {
 // contextRow is one observation's line in the context.
 func contextRow(o *memory.Observation) string {
 	title := strings.TrimSpace(o.Title)
-	row := fmt.Sprintf("- #%d · %s · %s · %s", o.ID, fmtTime(o.Time), o.Type, local.Clip(title, 140))
+	row := fmt.Sprintf("- #%d · %s · %s · %s", o.ID, fmtTime(o.Time), o.Type, memory.Clip(title, 140))
 	if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
-		row += " (" + local.Clip(strings.Join(files, ", "), 80) + ")"
+		row += " (" + memory.Clip(strings.Join(files, ", "), 80) + ")"
 	}
 	if o.Origin != nil && o.Origin.Author != "" {
-		row += " — " + local.Clip(o.Origin.Author, 40)
+		row += " — " + memory.Clip(o.Origin.Author, 40)
 	}
 	switch o.State {
 	case memory.StateChanged:
@@ -580,11 +588,11 @@ func (m *Memory) summaryHead(head *strings.Builder, inj *memory.Injection, sum *
 			}
 		}
 		if t != "" {
-			fmt.Fprintf(head, "- %s: %s\n", f.label, local.Clip(strings.ReplaceAll(t, "\n", " "), 300))
+			fmt.Fprintf(head, "- %s: %s\n", f.label, memory.Clip(strings.ReplaceAll(t, "\n", " "), 300))
 		}
 	}
 	if len(sum.FilesModified) > 0 {
-		fmt.Fprintf(head, "- Files modified: %s\n", local.Clip(strings.Join(sum.FilesModified, ", "), 300))
+		fmt.Fprintf(head, "- Files modified: %s\n", memory.Clip(strings.Join(sum.FilesModified, ", "), 300))
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // calls it stale.
 const StaleQueueAge = 10 * time.Minute
 
-// Doctor checks the invariants of DESIGN §5: every observation's memory
+// Doctor checks the invariants of docs/architecture.md §5: every observation's memory
 // session is registered to its own session, no memory session is shared by
 // two sessions, every index entry points at a record, and no queue entry is
 // older than StaleQueueAge. Its notes say what is worth knowing but not

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/dgraph-io/badger/v4"
 
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/memory/local"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -36,7 +34,7 @@ const (
 	// pasted log or file past this add cost, not relevance.
 	promptQueryBytes = 2 << 10
 	// promptRecallWait bounds the search. The hook waits about 0.9 s for
-	// the whole call (claudecode.EventBudget); a recall that is late is
+	// the whole call (hosts.EventBudget); a recall that is late is
 	// dropped, and the prompt is answered without it.
 	promptRecallWait = 300 * time.Millisecond
 
@@ -178,14 +176,6 @@ func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int
 			return err
 		}
 		titles := map[string]bool{}
-		if os.Getenv("MNEMO_DEBUG_RECALL") != "" {
-			for i, h := range found.hits {
-				o, _ := m.store.observation(txn, h.ID)
-				if o != nil && i < 8 {
-					fmt.Fprintf(os.Stderr, "  DBG %d #%d score %.3f kr %d (%.2f) vr %d given %v rel %v cov %.2f · %s · %s\n", i, h.ID, h.Score, h.KeywordRank, found.keyword[h.ID], h.VectorRank, given[h.ID], found.relevant(h), 0.0, o.Type, local.Clip(o.Title, 90))
-				}
-			}
-		}
 		for _, h := range found.hits {
 			if len(rows) == memory.MaxPromptContextItems {
 				break
@@ -313,7 +303,7 @@ func passageFor(o *memory.Observation, words map[string]bool, n int) string {
 	for i, s := range picked {
 		parts[i] = s.text
 	}
-	return local.Clip(strings.Join(parts, " "), n)
+	return memory.Clip(strings.Join(parts, " "), n)
 }
 
 // splitSentences splits text into sentences (at ". ", "! ", "? " and
@@ -371,9 +361,9 @@ var recallStopWords = map[string]bool{"the": true, "and": true, "for": true, "wi
 // whatever its title holds.
 func promptRow(o *memory.Observation) string {
 	title := strings.Join(strings.Fields(o.Title), " ")
-	row := fmt.Sprintf("- #%d · %s · %s", o.ID, o.Type, local.Clip(title, 140))
+	row := fmt.Sprintf("- #%d · %s · %s", o.ID, o.Type, memory.Clip(title, 140))
 	if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
-		row += " · " + local.Clip(strings.Join(strings.Fields(strings.Join(files, ", ")), " "), 80)
+		row += " · " + memory.Clip(strings.Join(strings.Fields(strings.Join(files, ", ")), " "), 80)
 	}
 	if o.State == memory.StateSuperseded {
 		row += " [superseded by #" + strconv.FormatUint(o.SupersededBy, 10) + "]"

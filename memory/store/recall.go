@@ -20,7 +20,7 @@ func hitOf(o *memory.Observation) memory.Hit {
 		author = o.Origin.Author
 	}
 	return memory.Hit{ID: o.ID, Title: o.Title, Type: o.Type, Project: o.Project, Host: o.Host, Author: author, Time: o.Time, Files: o.Files(),
-		Snippet:      local.Clip(local.FirstNonEmpty(o.Subtitle, o.Narrative, strings.Join(o.Facts, "; ")), 160),
+		Snippet:      memory.Clip(memory.FirstNonEmpty(o.Subtitle, o.Narrative, strings.Join(o.Facts, "; ")), 160),
 		SupersededBy: o.SupersededBy, Count: o.Count, LastSeen: o.LastSeen}
 }
 
@@ -166,8 +166,8 @@ func (m *Memory) Save(ctx context.Context, p memory.SaveParams) (memory.SaveResu
 		return memory.SaveResult{}, &memory.FieldError{Field: "text", Reason: "is empty once private parts are removed"}
 	}
 	o := memory.Observation{
-		Project: m.project(p.Project, p.Cwd), Type: local.FirstNonEmpty(p.Type, memory.TypeNote),
-		Title: m.clean(local.FirstNonEmpty(p.Title, local.Clip(local.FirstLine(text), 80)), 200), Narrative: text,
+		Project: m.project(p.Project, p.Cwd), Type: memory.FirstNonEmpty(p.Type, memory.TypeNote),
+		Title: m.clean(memory.FirstNonEmpty(p.Title, memory.Clip(memory.FirstLine(text), 80)), 200), Narrative: text,
 		Source: memory.SourceSaved, Time: m.now(),
 	}
 	for _, f := range p.Files {
@@ -181,7 +181,7 @@ func (m *Memory) Save(ctx context.Context, p memory.SaveParams) (memory.SaveResu
 			o.FilesModified = append(o.FilesModified, anchor.File)
 		}
 	}
-	o.Concepts = local.Dedupe(local.Concepts(o.FilesModified...), 8)
+	o.Concepts = memory.Dedupe(local.Concepts(o.FilesModified...), 8)
 	var stored, pushed bool
 	m.snapMu.RLock()
 	defer m.snapMu.RUnlock()

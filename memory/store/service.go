@@ -414,6 +414,16 @@ func (m *Memory) PostToolUse(ctx context.Context, p memory.ToolUseParams) (memor
 	return m.enqueue(ctx, p.ContentSessionID, m.project("", p.Cwd), p.EventKey, p.At, ev)
 }
 
+// EditSymbols names the declarations an edit of file adds, changes or
+// removes, else those its pairs (old and new text) sit in, found in
+// original (the file before the edit); none for a file that is not code.
+// They are the names the local agent's observation of the edit gives,
+// whichever agent makes observations: an editor says them in the summary
+// of its saves (adapters/vscode).
+func (m *Memory) EditSymbols(file, original string, pairs [][2]string) []string {
+	return local.EditSymbols(file, original, pairs)
+}
+
 // Stop queues the turn that just ended: its summary, and the records of
 // what it said (turn.go). The turn's texts are the client's (a
 // back-fill's), or read here from a live Claude Code session's

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+
+	"github.com/mnemo-dev/mnemo/memory/atomicfile"
 )
 
 // The search index is written whole to a snapshot file beside the Badger
@@ -107,8 +109,8 @@ func changedSince(txn *badger.Txn, asOf uint64) (map[uint64]bool, error) {
 	return out, nil
 }
 
-// writeSnapshot writes the index to the snapshot file (a temporary file,
-// fsynced, renamed over the old one). It writes nothing while observations
+// writeSnapshot writes the index to the snapshot file (replaced whole:
+// atomicfile.Write). It writes nothing while observations
 // are still to be embedded or the index did not load: a snapshot must hold
 // everything Badger had at its asOf.
 func (m *Memory) writeSnapshot() error {
@@ -137,24 +139,7 @@ func (m *Memory) writeSnapshot() error {
 		asOf = txn.ReadTs()
 		return nil
 	})
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write index snapshot: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	err = m.index.WriteSnapshot(tmp, asOf)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err == nil {
-		err = syncDir(filepath.Dir(path))
-	}
+	err := atomicfile.Write(path, 0o600, func(f *os.File) error { return m.index.WriteSnapshot(f, asOf) })
 	if err != nil {
 		return fmt.Errorf("write index snapshot: %w", err)
 	}
@@ -184,13 +169,4 @@ func (m *Memory) indexComplete() bool {
 		return false
 	}
 	return !m.loadFail.Load() && m.indexing.pending.Load() == 0
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

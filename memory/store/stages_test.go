@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/store"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 // A prompt that is entirely private stores nothing for its turn: not the
@@ -291,6 +292,16 @@ func TestContextStaysWithinBudget(t *testing.T) {
 	}
 	if res.Bytes > 2048 || len(res.ObservationIDs) == 0 {
 		t.Fatalf("context is %d bytes with %d observations, budget 2048", res.Bytes, len(res.ObservationIDs))
+	}
+}
+
+// The index's default and largest number of hits are the search
+// contract's: a search without a limit finds as many hits whether the
+// engine passes the default on or leaves it to the index.
+func TestTheIndexLimitsAreTheContracts(t *testing.T) {
+	if vector.DefaultLimit != memory.DefaultLimit || vector.MaxLimit != memory.MaxLimit {
+		t.Errorf("vector's limits (default %d, at most %d) are not memory's (%d, %d)",
+			vector.DefaultLimit, vector.MaxLimit, memory.DefaultLimit, memory.MaxLimit)
 	}
 }
 

@@ -6,9 +6,9 @@ import (
 	"github.com/mnemo-dev/mnemo/memory"
 )
 
-// The engine's text helpers are the local compressor's (local.Clip,
-// local.FirstNonEmpty, local.FirstLine, local.Dedupe); this one is the
-// engine's own.
+// The text rules the engine shares with the agents are the domain's
+// (memory.Clip, memory.FirstNonEmpty, memory.FirstLine, memory.Dedupe);
+// this one is the engine's own.
 
 func required(field, v string) error {
 	if strings.TrimSpace(v) == "" {

@@ -26,9 +26,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/modelserver"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
 	"github.com/mnemo-dev/mnemo/memory"
 )
 
@@ -323,7 +323,7 @@ func TestMnemoPromptRecall(t *testing.T) {
 	marker := []string{"--include-hook-events", "--append-system-prompt", modelserver.Marker("prompt-recall")}
 	run := h.claudeP("prompt-recall", question, marker...)
 	run.mustSucceed(t)
-	recall := run.hookContext(t, claudecode.EventUserPromptSubmit)
+	recall := run.hookContext(t, hosts.EventUserPromptSubmit)
 	ids := recalledID.FindAllStringSubmatch(recall, -1)
 	switch {
 	case recall == "":
@@ -340,7 +340,7 @@ func TestMnemoPromptRecall(t *testing.T) {
 	if !reqs[0].Contains(recall) {
 		t.Errorf("the model's request lacks the recall:\n--- recall\n%s\n--- request\n%s", recall, reqs[0].Text())
 	}
-	start := run.hookContext(t, claudecode.EventSessionStart)
+	start := run.hookContext(t, hosts.EventSessionStart)
 	for _, id := range ids {
 		if strings.Contains(start, "#"+id[1]+" ") {
 			t.Errorf("#%s was recalled though SessionStart's context gave it:\n%s", id[1], start)
@@ -349,7 +349,7 @@ func TestMnemoPromptRecall(t *testing.T) {
 
 	again := h.claudeP("prompt-recall-again", question, append(marker, "--resume", run.init(t).SessionID)...)
 	again.mustSucceed(t)
-	second := again.hookContext(t, claudecode.EventUserPromptSubmit)
+	second := again.hookContext(t, hosts.EventUserPromptSubmit)
 	for _, id := range recalledID.FindAllStringSubmatch(second, -1) {
 		if slices.ContainsFunc(ids, func(first []string) bool { return first[1] == id[1] }) {
 			t.Errorf("#%s was recalled twice in one session:\n%s", id[1], second)
@@ -362,8 +362,8 @@ func TestMnemoPromptRecall(t *testing.T) {
 	}
 	for _, m := range took {
 		d, err := time.ParseDuration(m[1])
-		if err != nil || d >= claudecode.EventBudget {
-			t.Errorf("a UserPromptSubmit hook took %s (budget %v)", m[1], claudecode.EventBudget)
+		if err != nil || d >= hosts.EventBudget {
+			t.Errorf("a UserPromptSubmit hook took %s (budget %v)", m[1], hosts.EventBudget)
 		}
 		t.Logf("TIMING hook UserPromptSubmit: %s", m[1])
 	}

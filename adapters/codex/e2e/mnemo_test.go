@@ -30,8 +30,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/adapters/claudecode"
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
 	"github.com/mnemo-dev/mnemo/memory"
 )
 
@@ -360,8 +360,8 @@ func TestMnemoPromptRecall(t *testing.T) {
 		switch {
 		case host != "codex":
 			t.Errorf("a %s hook ran for host %q", event, host)
-		case err != nil || event != "SessionStart" && d >= claudecode.EventBudget:
-			t.Errorf("a %s hook took %s (budget %v)", event, took, claudecode.EventBudget)
+		case err != nil || event != "SessionStart" && d >= hosts.EventBudget:
+			t.Errorf("a %s hook took %s (budget %v)", event, took, hosts.EventBudget)
 		}
 		t.Logf("TIMING hook %s: %s", event, took)
 	}

@@ -10,7 +10,7 @@ package e2e_test
 //   - `mnemo install opencode --scope user` copies the plugin to
 //     $XDG_CONFIG_HOME/opencode/plugins/mnemo.js with the hook's absolute
 //     path written in; until that command exists the test installs the
-//     plugin itself with opencode.Install (what the command is to call);
+//     plugin itself with OpenCode's installer (what the command is to call);
 //   - `mnemo context`, run in the project, prints what SessionStart would
 //     inject; `mnemo search --json QUERY` the hits;
 //   - `mnemo daemon stop` stops the daemon the hooks started;
@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/install"
 	"github.com/mnemo-dev/mnemo/adapters/opencode"
 )
 
@@ -56,8 +58,9 @@ func (h *world) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 
 	path := filepath.Join(h.config, "opencode", "plugins", opencode.PluginName)
 	t.Setenv("XDG_CONFIG_HOME", h.config)
-	if got, err := opencode.PluginPath(opencode.ScopeUser, "", h.Home); err != nil || got != path {
-		t.Fatalf("opencode.PluginPath(user) = %q, %v; want %s", got, err, path)
+	in, _ := install.For(hosts.OpenCode)
+	if got, err := in.HooksPath(install.ScopeUser, "", h.Home); err != nil || got != path {
+		t.Fatalf("OpenCode's plugin path (user) = %q, %v; want %s", got, err, path)
 	}
 	help, _ := h.mnemo(ctx, mnemoBin, "install", "--help")
 	if strings.Contains(help, "opencode") {
@@ -65,8 +68,8 @@ func (h *world) installMnemo(t *testing.T, mnemoBin, hookBin string) {
 			t.Fatalf("mnemo %s: %v\n%s", strings.Join(mnemoInstallArgs, " "), err, out)
 		}
 	} else {
-		t.Logf("mnemo has no `install opencode` yet: installing the plugin with opencode.Install(%s, %s)", path, hookBin)
-		if _, err := opencode.Install(path, hookBin); err != nil {
+		t.Logf("mnemo has no `install opencode` yet: installing the plugin with OpenCode's installer (%s, %s)", path, hookBin)
+		if _, err := in.Install(path, install.Options{HookPath: hookBin}); err != nil {
 			t.Fatal(err)
 		}
 	}

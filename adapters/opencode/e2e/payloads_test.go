@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/e2e/harness"
+	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/install"
 	"github.com/mnemo-dev/mnemo/adapters/opencode"
 )
 
@@ -38,11 +40,12 @@ SessionStart) printf '{"hookSpecificOutput":{"hookEventName":"SessionStart","add
 *) printf '{}' ;;
 esac
 `
-	hook := filepath.Join(bin, opencode.HookBinary)
+	hook := filepath.Join(bin, install.HookBinary)
 	if err := os.WriteFile(hook, []byte(recorder), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := opencode.Install(filepath.Join(h.config, "opencode", "plugins", opencode.PluginName), hook); err != nil {
+	in, _ := install.For(hosts.OpenCode)
+	if _, err := in.Install(filepath.Join(h.config, "opencode", "plugins", opencode.PluginName), install.Options{HookPath: hook}); err != nil {
 		t.Fatal(err)
 	}
 	run := h.runFixCalc(t)

@@ -1,6 +1,6 @@
 // The part of Mnemo's wire protocol that the extension speaks: JSON-RPC 2.0 with LSP
 // framing, camelCase fields. The Go sidecar (`mnemo serve --stdio`) implements it; the
-// method table lives in the project's DESIGN and rpc package. Types only: no runtime code
+// method table lives in memory/methods.go (docs/architecture.md §3). Types only: no runtime code
 // except the method names, so that pure modules and tests can import this file freely.
 
 /** The protocol version the extension speaks; the server refuses another one. */

@@ -1,0 +1,32 @@
+// Package hook is all that cmd/mnemo-hook links: the hook client that
+// every host runs, `mnemo-hook [--host HOST] [EVENT]` (Main).
+//
+//   - Run reads one hook payload from stdin in the host's dialect
+//     (hosts.Wire), maps it onto one call of the daemon (Translate),
+//     strips private tags and redacts secrets before anything leaves the
+//     process, calls the daemon over its Unix socket within a hard
+//     per-stage deadline (hosts.Stage.Budget), and prints a valid answer in
+//     the host's shape (hosts.Answer), with SessionStart's context or a
+//     prompt's recall as additionalContext where the host takes it. It
+//     never blocks or breaks its host: on any failure it prints a valid
+//     empty answer, exits 0, logs to $MNEMO_HOME/logs/hook.log and appends
+//     the call to the spool.
+//   - The spool, $MNEMO_HOME/spool/hooks.jsonl (AppendSpool, TakeSpool,
+//     IngestSpool): the calls a hook could not deliver in time, fsynced,
+//     for the daemon to ingest when it starts. Every call carries an
+//     eventKey, so a call that reached the daemon but whose answer was lost
+//     is stored once even when it is replayed.
+//   - The hook never reads a transcript: at Stop it sends the transcript's
+//     path and the host's last message, and the daemon reads the turn's
+//     texts (memory/transcript).
+//
+// The hook stays small: it imports rpc, the domain's types (memory),
+// memory/privacy and what every host shares (adapters/hosts), never
+// memory/store, memory/local, vector, Badger or chromem-go, nor the
+// installers or the back-fill, so that mnemo-hook starts in a millisecond
+// or two and never touches the data directory's lock. A test checks this
+// with go list -deps.
+//
+// Data lives in $MNEMO_HOME, never in a plugin's folder: Claude Code
+// replaces ${CLAUDE_PLUGIN_ROOT} on every plugin update.
+package hook

@@ -1,0 +1,6 @@
+//go:build unix
+
+package install
+
+// exeSuffix ends the name of an executable file.
+const exeSuffix = ""

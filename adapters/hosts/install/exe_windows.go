@@ -1,0 +1,4 @@
+package install
+
+// exeSuffix ends the name of an executable file.
+const exeSuffix = ".exe"

@@ -1,6 +1,0 @@
-//go:build unix
-
-package opencode
-
-// exeSuffix ends the name of an executable file.
-const exeSuffix = ""

@@ -1,4 +1,0 @@
-package opencode
-
-// exeSuffix ends the name of an executable file.
-const exeSuffix = ".exe"

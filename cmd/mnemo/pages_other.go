@@ -1,6 +1,0 @@
-//go:build !linux
-
-package main
-
-// dropTablePages does nothing where /proc/self/maps does not exist.
-func dropTablePages(string) (int64, error) { return 0, nil }
