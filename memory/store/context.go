@@ -173,6 +173,10 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	)
 	seen := map[string]bool{}
 	looks := 0 // reads, searches and listings left out
+	isLearnt := map[uint64]bool{}
+	for _, o := range learnts {
+		isLearnt[o.ID] = true
+	}
 	isPinned := map[uint64]bool{}
 	for _, o := range pins {
 		isPinned[o.ID] = true
@@ -186,8 +190,11 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			return nil // not given: the agent can look again
 		}
 		title := strings.TrimSpace(o.Title)
-		if title == "" || seen[title] || isPinned[o.ID] || learned(o) {
-			return nil // the newest of the same title stands for all; what was learned has its own section
+		if title == "" || seen[title] || isPinned[o.ID] || isLearnt[o.ID] {
+			// The newest of the same title stands for all; what was
+			// learned has its own section (a record older than its index
+			// competes here).
+			return nil
 		}
 		// A dead end is not given as a fact (its files are checked below,
 		// for the candidates that would be given).
@@ -396,8 +403,14 @@ func excerptOf(o *memory.Observation, n int) string {
 		text = strings.TrimPrefix(text, frame)
 	}
 	text = strings.Join(strings.Fields(flatTables(text)), " ")
-	title := strings.Join(strings.Fields(strings.TrimSuffix(o.Title, "…")), " ")
-	if rest, ok := strings.CutPrefix(text, title); ok {
+	title, clipped := strings.CutSuffix(o.Title, "…")
+	title = strings.Join(strings.Fields(title), " ")
+	if clipped {
+		// The title was cut inside a word: the excerpt goes on from the
+		// start of that word.
+		title = title[:strings.LastIndexByte(title, ' ')+1]
+	}
+	if rest, ok := strings.CutPrefix(text, title); ok && title != "" {
 		text = strings.TrimSpace(rest)
 	}
 	if text == "" {
