@@ -37,7 +37,7 @@ import (
 // DefaultMaxBytes is how much of a transcript's end ReadLastTurn reads
 // when asked for no bound: a turn whose texts and tool calls take more is
 // read from its end only (LastTurn.Complete false).
-const DefaultMaxBytes = 8 << 20
+const DefaultMaxBytes = 4 << 20
 
 // chunk is how much ReadLastTurn reads at a time.
 const chunk = 64 << 10
