@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Errors the domain returns; callers match them with errors.Is.
@@ -132,12 +134,13 @@ type UserPromptResult struct {
 	Private      bool   `json:"private"`
 	// Context is the recall at the moment of need: the few memories that
 	// best match the prompt, above a relevance floor, that this session
-	// has not been given yet (by SessionStart's context or an earlier
-	// prompt's recall) and did not make itself; one line each (id · type
-	// · title · files) in a <mnemo-context> element, at most
-	// MaxPromptContextBytes. Empty when nothing clears the floor, when
-	// the prompt is entirely private, when recall is turned off, and when
-	// the call repeats an event key.
+	// has not been given yet (an earlier prompt's recall, or SessionStart's
+	// context with their text: a title alone is not given) and did not
+	// make itself; one line each (id · type · title · files), the best
+	// followed by the passage of their text the prompt needs, in a
+	// <mnemo-context> element, at most MaxPromptContextBytes. Empty when
+	// nothing clears the floor, when the prompt is entirely private, when
+	// recall is turned off, and when the call repeats an event key.
 	Context string `json:"context,omitempty"`
 	// ObservationIDs are the observations Context lists, best first.
 	ObservationIDs []uint64 `json:"observationIds,omitempty"`
@@ -193,15 +196,25 @@ type QueueResult struct {
 	EventID uint64 `json:"eventId,omitzero"`
 }
 
-// StopParams asks for a summary of the turn that just ended.
+// StopParams asks for a summary of the turn that just ended, and for the
+// records of what it said.
 type StopParams struct {
 	ContentSessionID string `json:"contentSessionId"`
 	// Cwd is the session's folder, for a session not recorded yet (its
 	// project) and for one whose project's capture is paused.
-	Cwd                  string `json:"cwd,omitempty"`
-	LastUserMessage      string `json:"lastUserMessage,omitempty"`
+	Cwd             string `json:"cwd,omitempty"`
+	LastUserMessage string `json:"lastUserMessage,omitempty"`
+	// LastAssistantMessage is the turn's answer as the host's hook sends
+	// it (Claude Code's last_assistant_message, Cursor's stop text…).
 	LastAssistantMessage string `json:"lastAssistantMessage,omitempty"`
-	TranscriptPath       string `json:"transcriptPath,omitempty"`
+	// TranscriptPath is the session's transcript. For a Claude Code
+	// session's live turn end, the daemon reads the turn's texts there
+	// (memory/transcript): the hook never reads it.
+	TranscriptPath string `json:"transcriptPath,omitempty"`
+	// Texts are the texts the agent wrote in the turn, in order, when the
+	// client has them (a back-fill reads them from the transcript it
+	// replays); the daemon then reads no transcript.
+	Texts []TurnText `json:"texts,omitempty"`
 	// At is when the stage happened, for history brought in after the
 	// fact (a back-fill); zero, as the hooks send it, means now, and so
 	// does a time still to come.
@@ -215,6 +228,60 @@ type StopParams struct {
 func (p *StopParams) Validate() error {
 	return required("contentSessionId", p.ContentSessionID)
 }
+
+// A TurnText is one text the agent wrote in a turn: its reasoning before
+// tool calls, or its answer.
+type TurnText struct {
+	Text string `json:"text"`
+	// ToolUseIDs are the tool calls that came right after the text, before
+	// any other text: the text is why the agent made them. None for the
+	// answer.
+	ToolUseIDs []string `json:"toolUseIds,omitempty"`
+}
+
+// The bounds of a turn's texts as an event keeps them (BoundTexts).
+const (
+	MaxTurnTexts     = 64
+	MaxTurnTextBytes = 16 << 10
+	MaxTurnBytes     = 64 << 10
+)
+
+// BoundTexts bounds a turn's texts: at most MaxTurnTexts (the first ones
+// and the last ones, which hold the answer), each cut to
+// MaxTurnTextBytes, all of them to MaxTurnBytes (the answer served
+// first, then the others in order; those left without room go). Empty
+// texts are dropped. It returns a new slice.
+func BoundTexts(texts []TurnText) []TurnText {
+	out := slices.DeleteFunc(slices.Clone(texts), func(t TurnText) bool { return strings.TrimSpace(t.Text) == "" })
+	if len(out) > MaxTurnTexts {
+		tail := MaxTurnTexts / 4
+		out = append(out[:MaxTurnTexts-tail], out[len(out)-tail:]...)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	budget := MaxTurnBytes
+	cut := func(t *TurnText) {
+		if n := min(budget, MaxTurnTextBytes); len(t.Text) > n {
+			for n > 0 && !utf8.RuneStart(t.Text[n]) {
+				n--
+			}
+			t.Text = t.Text[:n]
+		}
+		budget -= len(t.Text)
+	}
+	last := len(out) - 1
+	cut(&out[last])
+	for i := range out[:last] {
+		cut(&out[i])
+	}
+	return slices.DeleteFunc(out, func(t TurnText) bool { return t.Text == "" })
+}
+
+// MaxRequestExcerpt bounds what an observation keeps of its turn's
+// prompt (Observation.Request): a pasted spec of tens of KB is kept
+// once, with the session's prompts, not copied into every record.
+const MaxRequestExcerpt = 1 << 10
 
 // SessionEndParams closes a session.
 type SessionEndParams struct {

@@ -78,6 +78,9 @@ const InjectionPrompt = "prompt"
 type InjectionItem struct {
 	ID     uint64 `json:"id"`
 	Reason string `json:"reason"`
+	// Text says the injection gave the record's text (an excerpt), not its
+	// title alone: a prompt's recall does not give that record again.
+	Text bool `json:"text,omitzero"`
 }
 
 // AuditMessage is one message of an agent conversation.

@@ -107,8 +107,14 @@ type Observation struct {
 	// ToolUseID names the tool run the observation was made from, when it
 	// was made from one.
 	ToolUseID string `json:"toolUseId,omitempty"`
-	Request   string `json:"request"` // the prompt of the turn it served
-	Source    string `json:"source"`  // SourceAgent, SourceSaved or SourceEditor
+	// Request is the prompt of the turn it served: an excerpt of at most
+	// MaxRequestExcerpt bytes (the prompt is kept whole once, with its
+	// session's prompts).
+	Request string `json:"request"`
+	// Why is what the agent wrote just before the tool call the
+	// observation was made from: why it made the call.
+	Why    string `json:"why,omitempty"`
+	Source string `json:"source"` // SourceAgent, SourceSaved or SourceEditor
 	// Host is the coding agent or editor whose session it was made in
 	// (the session's platform: "claude-code", "codex", "vscode", …).
 	Host string `json:"host,omitempty"`
@@ -255,7 +261,11 @@ type Event struct {
 	Source               string       `json:"source,omitempty"` // the observations' Source; empty is SourceAgent
 	LastUserMessage      string       `json:"lastUserMessage,omitempty"`
 	LastAssistantMessage string       `json:"lastAssistantMessage,omitempty"`
-	Time                 time.Time    `json:"time"`
+	// Texts are what the agent wrote in a stop event's turn, in order, its
+	// answer last (StopParams.Texts, or the transcript's), cleaned and
+	// bounded (BoundTexts).
+	Texts []TurnText `json:"texts,omitempty"`
+	Time  time.Time  `json:"time"`
 }
 
 // ContentHash identifies an observation's content within its session, for

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
+
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // Wire is every field of every host's hook payload that Mnemo reads: one
@@ -146,12 +148,17 @@ func (w *Wire) Normalize(hint, argEvent string) *Payload {
 	case Gemini:
 		if p.HookEventName == "AfterAgent" {
 			// AfterAgent carries the turn's prompt, and every text the
-			// model wrote in the turn joined by " \n": the answer is the
-			// last.
+			// model wrote in the turn joined by " \n": those are the
+			// turn's texts, the answer is the last.
 			p.LastUserMessage = w.Prompt
 			p.Prompt = ""
-			if i := strings.LastIndex(p.LastAssistantMessage, " \n"); i >= 0 && strings.TrimSpace(p.LastAssistantMessage[i:]) != "" {
-				p.LastAssistantMessage = strings.TrimSpace(p.LastAssistantMessage[i:])
+			for _, t := range strings.Split(p.LastAssistantMessage, " \n") {
+				if t = strings.TrimSpace(t); t != "" {
+					p.Texts = append(p.Texts, memory.TurnText{Text: t})
+				}
+			}
+			if n := len(p.Texts); n > 0 {
+				p.LastAssistantMessage = p.Texts[n-1].Text
 			}
 		}
 	}

@@ -132,6 +132,9 @@ type Payload struct {
 	// LastUserMessage is the turn's prompt, for a host whose turn end
 	// carries it (Gemini CLI's AfterAgent).
 	LastUserMessage string `json:"-"`
+	// Texts are a Stop's texts of the turn, when a back-fill has them from
+	// the transcript it reads (memory.StopParams.Texts).
+	Texts []memory.TurnText `json:"-"`
 	// Stage is the stage of HookEventName for Host, resolved once when
 	// the payload is read (Wire.Normalize) and passed on from there; a
 	// payload built by hand may leave it zero, and Translate resolves it.

@@ -25,10 +25,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -84,7 +86,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.embedSample, "embed", 48, "observation texts embedded by the sentence encoder for its throughput")
 	fs.StringVar(&o.embedder, "embedder", "auto", "the embedder of the data sets and their daemons: auto (the sentence encoder when installed), use-lite or hash")
 	fs.IntVar(&o.useTopics, "use-topics", 1000, "topics embedded by the sentence encoder for the data sets (the others borrow their vectors)")
-	parts := fs.String("parts", "embedding,hooks,ingest,sizes,editor,history,anchors,team", "what to measure, comma-separated: embedding, hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds), history (import claude-mem; backfill claude-code, codex and gemini), anchors (what checking observations' anchors adds to a context, at 10k), team (team memory through a throw-away PostgreSQL on loopback: push, pull, write to searchable)")
+	parts := fs.String("parts", "embedding,hooks,ingest,sizes,editor,conversation,history,anchors,team", "what to measure, comma-separated: embedding, hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds), conversation (in-process: the turn-end read of a transcript, the records of what turns said), history (import claude-mem; backfill claude-code, codex and gemini), anchors (what checking observations' anchors adds to a context, at 10k), team (team memory through a throw-away PostgreSQL on loopback: push, pull, write to searchable)")
 	fs.IntVar(&o.teamRecords, "team-records", 5000, "records pushed and pulled by the team rows")
 	fs.IntVar(&o.teamProbes, "team-probes", 200, "saves timed from one daemon until the other's search finds them (team rows)")
 	fs.IntVar(&o.history, "history", 50000, "records of the history rows: claude-mem observations imported, tool events back-filled from each agent's transcripts")
@@ -98,10 +100,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	o.parts = map[string]bool{}
 	for _, p := range strings.Split(*parts, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "embedding", "hooks", "ingest", "sizes", "editor", "history", "anchors", "team":
+		case "embedding", "hooks", "ingest", "sizes", "editor", "conversation", "history", "anchors", "team":
 			o.parts[p] = true
 		default:
-			return o, fmt.Errorf("-parts: %q is not embedding, hooks, ingest, sizes, editor, history, anchors or team", p)
+			return o, fmt.Errorf("-parts: %q is not embedding, hooks, ingest, sizes, editor, conversation, history, anchors or team", p)
 		}
 	}
 	for _, s := range strings.Split(*sizes, ",") {
@@ -164,6 +166,7 @@ type bench struct {
 	ingest    ingestResult
 	sizes     []sizeResult
 	editor    *editorResult
+	talk      *conversationResult
 	history   []historyResult
 	anchors   *anchorsResult
 	team      *teamResult
@@ -178,9 +181,15 @@ func (b *bench) run(ctx context.Context) error {
 		if err := b.runEditor(ctx); err != nil {
 			return err
 		}
-		if len(b.o.parts) == 1 {
-			return nil
+	}
+	if b.o.parts["conversation"] {
+		// In-process too.
+		if err := b.runConversation(ctx); err != nil {
+			return err
 		}
+	}
+	if !slices.ContainsFunc(slices.Collect(maps.Keys(b.o.parts)), func(p string) bool { return p != "editor" && p != "conversation" }) {
+		return nil
 	}
 	for _, f := range []string{"mnemo", "mnemo-hook"} {
 		if _, err := os.Stat(filepath.Join(b.o.bin, f)); err != nil {
@@ -365,6 +374,22 @@ func (b *bench) runEditor(ctx context.Context) error {
 		return fmt.Errorf("editor: %w", err)
 	}
 	b.editor = &r
+	return nil
+}
+
+// runConversation measures the conversation rows in a temporary folder.
+func (b *bench) runConversation(ctx context.Context) error {
+	root, err := os.MkdirTemp("", "mnemo-bench-conversation-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	b.log.Info("measuring the turn-end read of a transcript and the conversation records", "turns", convTurns)
+	r, err := measureConversation(ctx, root)
+	if err != nil {
+		return fmt.Errorf("conversation: %w", err)
+	}
+	b.talk = &r
 	return nil
 }
 
@@ -555,6 +580,9 @@ func (b *bench) rows() []row {
 	}
 	if b.editor != nil {
 		rows = append(rows, b.editor.rows()...)
+	}
+	if b.talk != nil {
+		rows = append(rows, b.talk.rows()...)
 	}
 	if a := b.anchors; a != nil {
 		added := a.anchored.p50() - a.plain.p50()

@@ -13,6 +13,12 @@
 // A second table scores the prompt recall: each question asked as the
 // first prompt of a new session, what UserPromptSubmit's context gives
 // back with the relevance floor in force.
+//
+// The conversation splits (testdata/conversation, dev and test alike)
+// score what the next session gets of what earlier ones settled in their
+// conversation: each task is the first prompt of a new session in its
+// project; it passes when SessionStart's context and the prompt's recall
+// together carry the words the task needs (conversation.go).
 package main
 
 import (
@@ -45,6 +51,9 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	embedder := fs.String("embedder", "both", "hash, default (the sentence encoder when installed) or both")
 	models := fs.String("models", os.Getenv("MNEMO_MODELS"), "where `mnemo model install` put the sentence encoder")
 	misses := fs.String("misses", "", "print the hybrid misses at rank 1 of this kind (\"all\" for every kind) with what was found instead; for the dev split only")
+	convData := fs.String("conversation-data", filepath.Join("cmd", "mnemo-eval", "testdata", "conversation"), "the folder of the conversation splits")
+	convSplits := fs.String("conversation", "dev,test", "the conversation splits to run, comma-separated (\"\" for none)")
+	tasks := fs.Bool("tasks", false, "print each conversation task's outcome, with the context and recall of those missed; for the dev split only")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,12 +71,32 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 	}
 	for _, name := range strings.Split(*splits, ",") {
+		if name == "" {
+			continue
+		}
 		s, err := LoadSet(filepath.Join(*data, name))
 		if err != nil {
 			return err
 		}
 		for _, emb := range embs {
 			if err := report(ctx, w, s, emb, *misses); err != nil {
+				return err
+			}
+		}
+	}
+	for _, name := range strings.Split(*convSplits, ",") {
+		if name == "" {
+			continue
+		}
+		if *tasks && name == "test" {
+			return fmt.Errorf("-tasks would show the held-out test split's tasks: look at dev only")
+		}
+		s, err := LoadConversation(filepath.Join(*convData, name))
+		if err != nil {
+			return err
+		}
+		for _, emb := range embs {
+			if _, err := reportConversation(ctx, w, s, emb, *tasks); err != nil {
 				return err
 			}
 		}

@@ -27,12 +27,24 @@ type Set struct {
 }
 
 // A Project is the hook payloads of one project, in the order Claude Code
-// sent them.
+// sent them, and the transcript lines Claude Code wrote between them.
 type Project struct {
 	Name     string
 	Cwd      string
 	Payloads []*hosts.Payload
 	Raw      [][]byte // Raw[i] is the line Payloads[i] was read from
+	// Transcript[i] are the transcript lines written before Payloads[i]
+	// was sent (Transcript[len(Payloads)]: after the last), each with the
+	// session it belongs to.
+	Transcript map[int][]TranscriptLine
+}
+
+// A TranscriptLine is one line of a session's Claude Code transcript, as
+// a project file of the replay format holds it: a line without a
+// hook_event_name, with the session in its sessionId.
+type TranscriptLine struct {
+	SessionID string
+	Raw       []byte
 }
 
 // A Query is one question with the project-relative files that answer it;
@@ -104,6 +116,20 @@ func loadProject(path string) (Project, error) {
 		if err := json.Unmarshal(line, &pl); err != nil {
 			return p, fmt.Errorf("%s line %d: %w", path, n, err)
 		}
+		if pl.HookEventName == "" {
+			var tl struct {
+				SessionID string `json:"sessionId"`
+			}
+			if err := json.Unmarshal(line, &tl); err != nil || tl.SessionID == "" {
+				return p, fmt.Errorf("%s line %d: neither a hook payload (hook_event_name) nor a transcript line (sessionId)", path, n)
+			}
+			if p.Transcript == nil {
+				p.Transcript = map[int][]TranscriptLine{}
+			}
+			i := len(p.Payloads)
+			p.Transcript[i] = append(p.Transcript[i], TranscriptLine{SessionID: tl.SessionID, Raw: line})
+			continue
+		}
 		if p.Cwd == "" {
 			p.Cwd = pl.Cwd
 		}
@@ -113,41 +139,79 @@ func loadProject(path string) (Project, error) {
 	return p, sc.Err()
 }
 
-// Replay opens a fresh memory in dir and plays every payload of the set
+// Replay opens a fresh memory and plays every payload of the set
 // through the five stages, as the hook would send them, then waits until
-// the memory agent has made everything of them.
+// the memory agent has made everything of them. Each session's
+// transcript is written, line by line, into a temporary folder as the
+// payloads go (the lines before a payload before it is sent), and every
+// payload's transcript_path names that file: what the daemon reads there
+// at a turn's end is what Claude Code had written by then.
 func Replay(ctx context.Context, s *Set, emb vector.Embedder) (*store.Memory, error) {
+	return replayProjects(ctx, s.Projects, emb)
+}
+
+func replayProjects(ctx context.Context, projects []Project, emb vector.Embedder) (*store.Memory, error) {
+	dir, err := os.MkdirTemp("", "mnemo-eval-transcripts-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
 	mem, err := store.Open(ctx, store.Options{InMemory: true, Embedder: emb, NoSync: true})
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range s.Projects {
-		for i, pl := range p.Payloads {
-			if err := send(ctx, mem, pl, fmt.Sprintf("%s-%d", p.Name, i)); err != nil {
-				mem.Close()
-				return nil, fmt.Errorf("%s event %d (%s): %w", p.Name, i+1, pl.HookEventName, err)
+	fail := func(err error) (*store.Memory, error) {
+		mem.Close()
+		return nil, err
+	}
+	for _, p := range projects {
+		for i := 0; i <= len(p.Payloads); i++ {
+			for _, tl := range p.Transcript[i] {
+				if err := appendLine(filepath.Join(dir, tl.SessionID+".jsonl"), tl.Raw); err != nil {
+					return fail(err)
+				}
+			}
+			if i == len(p.Payloads) {
+				break
+			}
+			pl := *p.Payloads[i]
+			pl.TranscriptPath = filepath.Join(dir, pl.SessionID+".jsonl")
+			if err := send(ctx, mem, &pl, fmt.Sprintf("%s-%d", p.Name, i)); err != nil {
+				return fail(fmt.Errorf("%s event %d (%s): %w", p.Name, i+1, pl.HookEventName, err))
 			}
 		}
 	}
 	if err := mem.WaitIdle(ctx); err != nil {
-		mem.Close()
-		return nil, err
+		return fail(err)
 	}
 	return mem, nil
 }
 
+// appendLine appends one line to a file, creating it.
+func appendLine(path string, line []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(slices.Clip(line), '\n'))
+	return errors.Join(err, f.Close())
+}
+
 // send translates one payload as the hook does and calls the stage.
 func send(ctx context.Context, mem *store.Memory, pl *hosts.Payload, key string) error {
-	method, params, err := hook.Translate(pl, hook.TranslateOptions{
-		EventKey:       key,
-		ReadTranscript: func(string) (hook.Transcript, error) { return hook.Transcript{}, nil },
-	})
+	method, params, err := hook.Translate(pl, hook.TranslateOptions{EventKey: key})
 	switch {
 	case errors.Is(err, hook.ErrUnhandledEvent), errors.Is(err, hook.ErrSkippedTool):
 		return nil
 	case err != nil:
 		return err
 	}
+	return call(ctx, mem, method, params)
+}
+
+// call makes the daemon call of a stage's params.
+func call(ctx context.Context, mem *store.Memory, method string, params any) error {
+	var err error
 	switch p := params.(type) {
 	case *memory.SessionStartParams:
 		_, err = mem.SessionStart(ctx, *p)

@@ -40,6 +40,9 @@ func (Agent) Run(ctx context.Context, in memory.AgentInput) (memory.AgentOutput,
 				add(o)
 			}
 		case memory.EventStop:
+			for _, o := range conversationNotes(ev, in.Request, turn) {
+				add(o)
+			}
 			if s, ok := summarize(ev, in.Request, turn); ok {
 				out.Summary = &s
 			}

@@ -621,6 +621,16 @@ func TestLocalAgentRecordsDecisions(t *testing.T) {
 		{"Prefer table-driven tests over many small test functions.", "Decision: prefer table-driven tests over many small test functions"},
 		{"the function returns 0 instead of the total, fix it", ""},
 		{"read the file and summarize it", ""},
+		// Stated, also in a closing prompt, also as "Decision: …".
+		{"ok, thanks. Decision: we batch the archive deletes at 5,000 rows per transaction. I'll do it tomorrow.", "Decision: we batch the archive deletes at 5,000 rows per transaction"},
+		{"Go with yaml.v3 then — no new dependency. And keys must be kebab-case.", "Decision: go with yaml.v3 then — no new dependency"},
+		// Asked for, not stated.
+		{"Decision: work out exactly what the retry budget should be, then tell me.", ""},
+		{"Should we use SSE instead of polling?", ""},
+		{"Help me decide whether to use SSE instead of polling; give me the trade-offs.", ""},
+		{"Should we move the tests from Jest to Vitest? Give me the trade-offs, don't decide yet.", ""},
+		// A description, not a choice.
+		{"The cart empties when people switch from the product page to checkout on Safari. Fix it.", ""},
 	}
 	read := toolCall{"Read", `{"file_path":"/src/app/a.go"}`, `{}`}
 	for _, tc := range cases {
@@ -637,6 +647,57 @@ func TestLocalAgentRecordsDecisions(t *testing.T) {
 				t.Fatalf("decision %q from a prompt that states none", decisions[0].Title)
 			case tc.want != "" && (len(decisions) != 1 || decisions[0].Title != tc.want || turn[0].Type != memory.TypeDecision):
 				t.Fatalf("turn:\n%swant one decision %q first", titles(turn), tc.want)
+			}
+		})
+	}
+}
+
+// What a turn's texts said becomes records of its own at the turn's end:
+// a reply that states a finding (a cause, a recommendation, a table) is a
+// discovery, also in a turn without any tool call; a choice the agent
+// adopts is a decision; a short or merely reporting reply makes none.
+func TestLocalAgentRemembersTheConversation(t *testing.T) {
+	rootCause := "Found it. The root cause is the weekly archive_invoices job: it deletes old invoice_lines in one transaction that held the table lock for 42 minutes, and the export at 02:15 waits on it until the Celery soft time limit kills it."
+	table := "Most of the bundle comes from three packages:\n\n| module | size |\n|---|---|\n| moment-timezone | 688 kB |\n| lodash | 541 kB |\n\nNothing changed yet."
+	edit := toolCall{"Edit", `{"file_path":"/src/app/a.go","old_string":"x","new_string":"y"}`, `{}`}
+	cases := []struct {
+		name   string
+		tools  []toolCall
+		texts  []memory.TurnText
+		titles []string // the records the stop makes, in order
+	}{
+		{"a finding in a turn without tools", nil, []memory.TurnText{{Text: rootCause}},
+			[]string{"discovery: " + memory.Clip("The root cause is the weekly archive_invoices job: it deletes old invoice_lines in one transaction that held the table lock for 42 minutes", 120)}},
+		{"a table of findings", nil, []memory.TurnText{{Text: table}}, []string{"discovery: Most of the bundle comes from three packages:"}},
+		{"an explanation in a turn without tools", nil, []memory.TurnText{{Text: "Floats are the wrong choice for quantities: a third becomes 0.333 and scaling by three gives 0.999 cups. Store a numerator and a denominator with the unit, so that a third times three is exactly one cup again."}},
+			[]string{"discovery: Floats are the wrong choice for quantities: a third becomes 0.333 and scaling by three gives 0.999 cups."}},
+		{"thanks", nil, []memory.TurnText{{Text: "Glad it works."}}, nil},
+		{"a report of what the tools did", []toolCall{edit}, []memory.TurnText{{Text: "Added the CSV view and the button; the tests pass."}}, nil},
+		{"a choice the agent adopts before a call", []toolCall{edit},
+			[]memory.TurnText{{Text: "The failure is inside librosa 0.10.1. I'll keep numpy below 2 until we move librosa deliberately.", ToolUseIDs: []string{"t1"}}, {Text: "Pinned numpy."}},
+			[]string{"decision: Decision: keep numpy below 2 until we move librosa deliberately"}},
+		{"an offer is not a choice", nil, []memory.TurnText{{Text: "If you want, I'll use a ring buffer instead of the slice."}}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			turn := runTurn(t, "look into it", tc.tools...)
+			out, err := local.Agent{}.Run(context.Background(), memory.AgentInput{ResumeID: "m", Request: "look into it", Turn: turn,
+				Events: []memory.Event{{Kind: memory.EventStop, Texts: tc.texts}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, o := range out.Observations {
+				got = append(got, o.Type+": "+o.Title)
+				if o.Tool != "" || o.Request != "look into it" || o.Evidence == "" {
+					t.Errorf("%q: tool %q, request %q, evidence %q", o.Title, o.Tool, o.Request, o.Evidence)
+				}
+			}
+			if !slices.Equal(got, tc.titles) {
+				t.Errorf("records = %q\nwant %q", got, tc.titles)
+			}
+			if len(tc.titles) > 0 && len(out.Observations) > 0 && out.Observations[0].Type == memory.TypeDiscovery && !strings.Contains(out.Observations[0].Narrative, strings.Fields(tc.texts[0].Text)[1]) {
+				t.Errorf("narrative %q lacks the reply", out.Observations[0].Narrative)
 			}
 		})
 	}

@@ -18,24 +18,34 @@ var decisionRE = regexp.MustCompile(`(?i)\b(?:` +
 	`|prefer\b[^.!?\n]*?\bover` +
 	`|from now on` +
 	`|(?:always|never|don't|do not) use` +
-	`|switch(?:ed)? from\b[^.!?\n]*?\bto` +
+	`|(?:^(?:\w+[,.]? )?|\b(?:we|i|let's|we'll|we will|we've|i'll|i will) )switch(?:ed)? from\b[^.!?\n]*?\bto` +
+	`|^(?:\w+[,.]? )?go with` +
+	`|^decision:\s*\w+` +
 	`)\b`)
 
-var decisionLeadRE = regexp.MustCompile(`(?i)^(?:so,? |ok,? |also,? |please,? |and )*(?:we(?:'ve| have)? (?:decided|agreed) (?:to |that |on )?|i(?:'ve| have)? decided (?:to |that )?|we (?:chose|settled on) |let'?s |we'll |we will |we should |we're going to |going forward,? we |from now on,? (?:we |let's )?)`)
+var decisionLeadRE = regexp.MustCompile(`(?i)^(?:so,? |ok,? |okay,? |agreed[.,]? |also,? |please,? |and |then,? )*(?:decision:\s*|we(?:'ve| have)? (?:decided|agreed) (?:to |that |on )?|i(?:'ve| have)? decided (?:to |that )?|we (?:chose|settled on) |let'?s |we'll |we will |we should |we're going to |going forward,? we |from now on,? (?:we |let's )?)`)
+
+// askRE matches a sentence that asks for a choice, or for work, rather
+// than stating one: "Decision: work out exactly what …", "Help me decide
+// whether …", "Should we use X instead of Y?".
+var askRE = regexp.MustCompile(`(?i)^(?:\w+[,.]? )?(?:decision:\s*)?(?:please\s+|can you\s+|could you\s+)?(?:work out|figure out|find out|investigate|determine|decide|look into|check|evaluate|compare|choose between|pick between|help me|tell me|explain|give me|think about|consider|weigh|should we|should i|shall we|do we|would you|which|whether|what|how|why)\b` +
+	`|\b(?:help me decide|decide whether|decide between|decide if|trade-?offs|pros and cons|what do you think|your take|don't decide|before we decide|not decided)\b`)
 
 // decisionWords are what every sentence decisionRE matches contains: a
 // cheap test that spares most prompts the expression.
-var decisionWords = []string{"decid", "agreed", "chose", "settled on", "let's", "lets ", "we'll", "we will", "we should", "we're going", "going forward", "instead of", "rather than", "prefer", "from now on", "always use", "never use", "don't use", "do not use", "switch"}
+var decisionWords = []string{"decid", "agreed", "chose", "settled on", "let's", "lets ", "we'll", "we will", "we should", "we're going", "going forward", "instead of", "rather than", "prefer", "from now on", "always use", "never use", "don't use", "do not use", "switch", "go with", "decision:"}
 
-// decisionsIn returns the sentences of a prompt that state a choice.
+// decisionsIn returns the sentences of a prompt that state a choice; a
+// sentence that asks for one (a question, "help me decide…", "Decision:
+// work out …") states none.
 func decisionsIn(request string) []string {
 	lower := strings.ToLower(request)
-	if !slices.ContainsFunc(decisionWords, func(w string) bool { return strings.Contains(lower, w) }) || !decisionRE.MatchString(request) {
+	if !slices.ContainsFunc(decisionWords, func(w string) bool { return strings.Contains(lower, w) }) {
 		return nil
 	}
 	var out []string
 	for _, s := range sentences(request) {
-		if decisionRE.MatchString(s) {
+		if decisionRE.MatchString(s) && !strings.HasSuffix(s, "?") && !askRE.MatchString(s) {
 			out = append(out, memory.Clip(s, 240))
 			if len(out) == 3 {
 				break
@@ -68,7 +78,7 @@ func decisionNote(request string, turn []memory.Observation) (memory.Observation
 	for _, d := range ds {
 		o.Facts = append(o.Facts, "decided: "+d)
 	}
-	o.Narrative = "The prompt states a choice: " + strings.Join(ds, " ")
+	o.Narrative = "The prompt states a choice: " + memory.Clip(squash(request), 600)
 	o.Concepts = topicWords(strings.Join(ds, " "), 6)
 	return o, true
 }

@@ -102,20 +102,35 @@ func scoreContext(obs []memory.Observation, recent map[string]bool, under string
 	return out
 }
 
+// What was learned and decided leads the context: the newest
+// contextLearnedScan learned records of the project (their own index, so
+// that no later session's tool work pushes them out) fill up to
+// contextLearnedShare of the budget, each with an excerpt of its text.
+const (
+	contextLearnedScan  = 60
+	contextLearnedShare = 0.5
+	contextExcerpt      = 240 // bytes of a learned record's text on its row
+)
+
 // buildContext makes the compact, size-budgeted index of a project's
 // memory: its pinned observations (whatever their age, only the budget
-// leaves one out), the last summary, then the most useful recent
-// observations, one line each, with the ids to fetch more. When csid is set the injection is
-// recorded with the reason for each observation.
+// leaves one out), what was learned and decided (decisions, findings of
+// the conversation, memories saved on purpose: the newest, each with an
+// excerpt of its text), the last summary, then the most useful recent
+// work, one line each, with the ids to fetch more. Reads, searches and
+// listings are not given: the agent can look again, and they crowded out
+// what was learned. When csid is set the injection is recorded with the
+// reason for each observation.
 func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source string) (memory.ContextResult, error) {
 	res := memory.ContextResult{Project: project, ObservationIDs: []uint64{}}
 	budget := m.opts.ContextBytes
 	var (
-		head   strings.Builder
-		inj    = memory.Injection{ContentSessionID: csid, Project: project, Source: source}
-		recent = map[string]bool{}
-		pins   []memory.Observation
-		sum    *memory.Summary
+		head    strings.Builder
+		inj     = memory.Injection{ContentSessionID: csid, Project: project, Source: source}
+		recent  = map[string]bool{}
+		pins    []memory.Observation
+		learnts []memory.Observation
+		sum     *memory.Summary
 	)
 	top := fmt.Sprintf("<%s project=%q>\n# Memory of %s\n", memory.ContextTag, project, project)
 	err := m.store.view(func(txn *badger.Txn) error {
@@ -133,6 +148,19 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			}
 			pins = append(pins, *o)
 		}
+		if ids, err = m.store.learnedIDs(txn, project, contextLearnedScan); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			o, err := m.store.observation(txn, id)
+			if errors.Is(err, memory.ErrNotFound) {
+				continue // an index key an older Mnemo's forget left
+			}
+			if err != nil {
+				return err
+			}
+			learnts = append(learnts, *o)
+		}
 		sum, err = m.lastSummary(txn, project)
 		return err
 	})
@@ -144,6 +172,11 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		turn []*memory.Observation // the last summary's turn, of those read
 	)
 	seen := map[string]bool{}
+	looks := 0 // reads, searches and listings left out
+	isLearnt := map[uint64]bool{}
+	for _, o := range learnts {
+		isLearnt[o.ID] = true
+	}
 	isPinned := map[uint64]bool{}
 	for _, o := range pins {
 		isPinned[o.ID] = true
@@ -152,9 +185,16 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		if sum != nil && o.SessionID == sum.SessionID && o.PromptNumber == sum.PromptNumber && o.SessionID != 0 {
 			turn = append(turn, o)
 		}
+		if look(o) {
+			looks++
+			return nil // not given: the agent can look again
+		}
 		title := strings.TrimSpace(o.Title)
-		if title == "" || seen[title] || isPinned[o.ID] {
-			return nil // the newest of the same title stands for all
+		if title == "" || seen[title] || isPinned[o.ID] || isLearnt[o.ID] {
+			// The newest of the same title stands for all; what was
+			// learned has its own section (a record older than its index
+			// competes here).
+			return nil
 		}
 		// A dead end is not given as a fact (its files are checked below,
 		// for the candidates that would be given).
@@ -179,7 +219,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			recent[f] = true
 		}
 	}
-	const listHead = "\n## Recent observations (id · time · type · title)\n"
+	const listHead = "\n## Recent work (id · time · type · title)\n"
 	const footer = "\nFetch details with the mnemo search, timeline and get tools (or `mnemo get <id>`).\n"
 	closing := "</" + memory.ContextTag + ">\n"
 	used := len(top) + head.Len() + len(listHead) + len(footer) + len(closing)
@@ -214,6 +254,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	if pinRows.Len() == 0 && len(pins) > 0 {
 		used -= len(pinHead)
 	}
+	learnedRows := m.learnedSection(&inj, learnts, isPinned, &used, budget, &res)
 	var picked []candidate
 	for _, c := range scoreContext(pool, recent, subdirOf(cwd)) {
 		// What no longer holds is not given as a fact, what changed is
@@ -245,6 +286,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		b.WriteString(pinHead)
 		b.WriteString(pinRows.String())
 	}
+	b.WriteString(learnedRows)
 	b.WriteString(head.String())
 	if len(picked) > 0 {
 		b.WriteString(listHead)
@@ -253,8 +295,12 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			res.ObservationIDs = append(res.ObservationIDs, c.o.ID)
 			inj.Items = append(inj.Items, memory.InjectionItem{ID: c.o.ID, Reason: strings.Join(c.reasons, "; ")})
 		}
-	} else if pinRows.Len() == 0 && len(recent) == 0 && !strings.Contains(head.String(), "## Last session") {
-		b.WriteString("\nNo memories for this project yet.\n")
+	} else if pinRows.Len() == 0 && learnedRows == "" && len(recent) == 0 && !strings.Contains(head.String(), "## Last session") {
+		if looks > 0 {
+			b.WriteString("\nOnly reads and searches so far: the search tools find them.\n")
+		} else {
+			b.WriteString("\nNo memories for this project yet.\n")
+		}
 	}
 	b.WriteString(footer)
 	b.WriteString(closing)
@@ -269,6 +315,151 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		}
 	}
 	return res, nil
+}
+
+// learnedSection writes the rows of what was learned and decided, the
+// newest first, within contextLearnedShare of the budget (used counts
+// what the context holds so far), records the items in inj and res, and
+// returns the section ("" when it has no row). A record that no longer
+// holds (reverted, wrong, superseded, its files gone) is left out.
+func (m *Memory) learnedSection(inj *memory.Injection, learnts []memory.Observation, isPinned map[uint64]bool, used *int, budget int, res *memory.ContextResult) string {
+	const sectionHead = "\n## What was learned and decided (id · time · type · what)\n"
+	room := int(float64(budget)*contextLearnedShare) - len(sectionHead)
+	type pick struct {
+		o       memory.Observation
+		row     string
+		excerpt bool
+		reason  string
+	}
+	// Worth and recency, as the recent work's: a finding of the
+	// conversation is worth what a decision is, a memory saved on purpose
+	// its type's worth; the best fill the room, newest first.
+	var scored []candidate
+	seen := map[string]bool{}
+	for _, o := range learnts {
+		title := strings.TrimSpace(o.Title)
+		if title == "" || seen[title] || isPinned[o.ID] {
+			continue
+		}
+		seen[title] = true
+		if o.Reverted != 0 || o.Wrong || o.SupersededBy != 0 {
+			o.State = m.anchors.state(&o)
+			leaveOut(inj, &o)
+			continue
+		}
+		w := 1.0
+		if o.Source == memory.SourceSaved {
+			w = cmp.Or(typeWeight[o.Type], 0.7) * 1.2
+		}
+		rank := len(scored)
+		scored = append(scored, candidate{o: o, score: w / (1 + float64(rank)/20),
+			reasons: []string{fmt.Sprintf("what was learned and decided: %s, #%d newest of them", o.Type, rank+1)}})
+	}
+	slices.SortStableFunc(scored, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
+	var picked []pick
+	for _, c := range scored {
+		o := c.o
+		if o.State = m.anchors.state(&o); o.State == memory.StateGone {
+			leaveOut(inj, &o)
+			continue
+		}
+		row := contextRow(&o)
+		fits := func(r string) bool { return len(r) <= room && *used+len(sectionHead)+len(r) <= budget }
+		excerpt := excerptOf(&o, contextExcerpt)
+		if excerpt != "" && fits(row+"  "+excerpt+"\n") {
+			row += "  " + excerpt + "\n"
+		} else {
+			excerpt = "" // its title alone: the prompt that needs it gets its text
+		}
+		if !fits(row) {
+			continue // a shorter row may still fit
+		}
+		room -= len(row)
+		*used += len(row)
+		picked = append(picked, pick{o: o, row: row, excerpt: excerpt != "", reason: c.reasons[0]})
+	}
+	if len(picked) == 0 {
+		return ""
+	}
+	slices.SortFunc(picked, func(a, b pick) int { return cmp.Or(b.o.Time.Compare(a.o.Time), cmp.Compare(b.o.ID, a.o.ID)) })
+	var b strings.Builder
+	b.WriteString(sectionHead)
+	for _, p := range picked {
+		b.WriteString(p.row)
+		res.ObservationIDs = append(res.ObservationIDs, p.o.ID)
+		inj.Items = append(inj.Items, memory.InjectionItem{ID: p.o.ID, Text: p.excerpt, Reason: p.reason})
+	}
+	*used += len(sectionHead)
+	return b.String()
+}
+
+// excerptOf is what a record says beyond its title, on one line, at most
+// n bytes: its narrative without the sentence the title repeats and the
+// agent's framing, else its why, else its facts; "" when that adds
+// nothing to the title.
+func excerptOf(o *memory.Observation, n int) string {
+	text := o.Narrative
+	for _, frame := range []string{"The prompt states a choice: ", "The agent adopted a choice: "} {
+		text = strings.TrimPrefix(text, frame)
+	}
+	text = strings.Join(strings.Fields(flatTables(text)), " ")
+	title, clipped := strings.CutSuffix(o.Title, "…")
+	title = strings.Join(strings.Fields(title), " ")
+	if clipped {
+		// The title was cut inside a word: the excerpt goes on from the
+		// start of that word.
+		title = title[:strings.LastIndexByte(title, ' ')+1]
+	}
+	if rest, ok := strings.CutPrefix(text, title); ok && title != "" {
+		text = strings.TrimSpace(rest)
+	}
+	if text == "" {
+		text = strings.Join(strings.Fields(o.Why), " ")
+	}
+	if text == "" && len(o.Facts) > 0 {
+		text = strings.Join(o.Facts, "; ")
+	}
+	if text == "" || strings.Contains(o.Title, text) {
+		return ""
+	}
+	return memory.Clip(text, n)
+}
+
+// flatTables writes the rows of a text's markdown tables as lines of
+// cells ("a, b, c;"), without their separator lines.
+func flatTables(text string) string {
+	if !strings.Contains(text, "|") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if !strings.HasPrefix(t, "|") {
+			out = append(out, l)
+			continue
+		}
+		var cells []string
+		for _, c := range strings.Split(strings.Trim(t, "|"), "|") {
+			if c = strings.TrimSpace(c); c != "" && strings.Trim(c, "-: ") != "" {
+				cells = append(cells, c)
+			}
+		}
+		if len(cells) > 0 {
+			out = append(out, strings.Join(cells, ", ")+";")
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// look reports whether an observation only looked: a read, a search, a
+// listing of files. The context gives none of them.
+func look(o *memory.Observation) bool {
+	switch o.Tool {
+	case "Read", "Open", "NotebookRead", "read_file", "view", "Grep", "Glob", "Search", "LS", "search", "grep_search", "file_search", "list_dir":
+		return o.Type == memory.TypeDiscovery
+	}
+	return false
 }
 
 // contextRow is one observation's line in the context.
@@ -329,8 +520,10 @@ func auditSessionKey(csid string, id uint64) []byte {
 	return key(pAuditSess, []byte(csid), []byte{0}, be64(id))
 }
 
-// given returns the observations injected into a content session so far:
-// SessionStart's contexts and the prompts' recalls.
+// given returns the observations given to a content session so far: those
+// a prompt's recall listed, and those SessionStart's context gave with
+// their text. A record whose title alone the context listed has not been
+// given: the prompt that needs it gets it.
 func (m *Memory) given(txn *badger.Txn, csid string) (map[uint64]bool, error) {
 	out := map[uint64]bool{}
 	prefix := key(pAuditSess, []byte(csid), []byte{0})
@@ -345,7 +538,9 @@ func (m *Memory) given(txn *badger.Txn, csid string) (map[uint64]bool, error) {
 			return err
 		}
 		for _, it := range inj.Items {
-			out[it.ID] = true
+			if it.Text || inj.Source == memory.InjectionPrompt {
+				out[it.ID] = true
+			}
 		}
 		return nil
 	})

@@ -32,6 +32,7 @@ var keyFamilies = []struct {
 	{pObsHash, "index: observations by content hash"},
 	{pObsSession, "index: observations by session"},
 	{pObsPinned, "index: pinned observations by project"},
+	{pObsLearned, "index: what was learned and decided, by project and time"},
 	{pObsFact, "index: the record of each fact"},
 	{pObsFold, "index: facts folded into a record"},
 	{pObsSubject, "index: the newest observation of a subject"},

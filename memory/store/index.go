@@ -34,7 +34,7 @@ import (
 // 0.690); keyword search and the hashing embedder do not depend on order.
 func DocOf(o *memory.Observation) vector.Doc {
 	var b strings.Builder
-	for _, s := range []string{o.Subtitle, o.Narrative, o.Request} {
+	for _, s := range []string{o.Subtitle, o.Narrative, o.Why, o.Request} {
 		if s != "" {
 			b.WriteString(s)
 			b.WriteByte('\n')

@@ -1,12 +1,15 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dgraph-io/badger/v4"
@@ -67,6 +70,20 @@ const (
 	// 83–84% of the first lines naming a file that answers.
 	promptKeywordShare   = 0.3
 	promptRecallMinScore = 0.15
+
+	// A prompt in plain words (a new session's first question, a symptom
+	// described, not an identifier) spreads over many terms, and its best
+	// hit's fused score stays below the floor even when it is the answer:
+	// the keyword ranking weighs less the less of the prompt its best hit
+	// holds. A hit that both rankings put first — the words and the meaning
+	// agree on it — is recalled from promptAgreedMinScore. Chosen on the
+	// dev splits of cmd/mnemo-eval (the replay questions and the
+	// conversation tasks): every unanswerable replay question stays quiet
+	// with either embedder (with USE-Lite two of them agree at 0.124 and
+	// 0.125), and a conversation task whose answer is the reason given
+	// before a tool call gets it (0.135 with USE-Lite; 0.126 with the
+	// hashing embedder, which misses it).
+	promptAgreedMinScore = 0.13
 )
 
 // promptHits is what the prompt's search found: the hybrid ranking, and
@@ -74,6 +91,7 @@ const (
 type promptHits struct {
 	hits    []vector.Hit
 	keyword map[uint64]float64
+	words   map[string]bool // the prompt's words (wordsOf), for the passages
 	err     error
 }
 
@@ -102,7 +120,10 @@ func (m *Memory) searchPrompt(ctx context.Context, project, text string) <-chan 
 		}
 		q.Mode, q.Limit = vector.Keyword, promptKeywordDepth
 		kw, err := m.index.Search(ctx, q)
-		res := promptHits{hits: hits, keyword: make(map[uint64]float64, len(kw)), err: err}
+		res := promptHits{hits: hits, keyword: make(map[uint64]float64, len(kw)), words: map[string]bool{}, err: err}
+		for _, w := range wordsOf(q.Text) {
+			res.words[w] = true
+		}
 		for _, h := range kw {
 			if kw[0].Score > 0 {
 				res.keyword[h.ID] = h.Score / kw[0].Score
@@ -126,14 +147,19 @@ func cutBytes(s string, n int) string {
 
 // relevant is the prompt recall's floor.
 func (p *promptHits) relevant(h vector.Hit) bool {
-	return h.KeywordRank > 0 && p.keyword[h.ID] >= promptKeywordShare && h.Score >= promptRecallMinScore
+	if h.KeywordRank > 0 && p.keyword[h.ID] >= promptKeywordShare && h.Score >= promptRecallMinScore {
+		return true
+	}
+	// The words and the meaning agree: both rankings put it first.
+	return h.KeywordRank == 1 && h.VectorRank == 1 && h.Score >= promptAgreedMinScore
 }
 
 // recallFor picks, from the hits of a prompt's search (best first), the
 // memories to give the session: above the floor, not given to the session
-// yet, not made by it, one per title, within MaxPromptContextItems and
-// MaxPromptContextBytes. It records the injection and returns the context
-// and the ids, or nothing.
+// yet (given), not made by it, one per title, within MaxPromptContextItems
+// and MaxPromptContextBytes; the best come with the passage of their text
+// the prompt needs. It records the injection and returns the context and
+// the ids, or nothing.
 func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int, found *promptHits) (string, []uint64, error) {
 	head := fmt.Sprintf("<%s project=%q source=%q>\n# Memory for this prompt (id · type · title · files)\n", memory.ContextTag, sess.Project, memory.InjectionPrompt)
 	const footer = "Details: the mnemo get tool, or `mnemo get <id>`.\n"
@@ -181,11 +207,21 @@ func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int
 			if used+len(row) > memory.MaxPromptContextBytes {
 				continue // a shorter row may still fit
 			}
+			// What the record says that the prompt needs: for the best
+			// rows, the passage of its text that shares the most of the
+			// prompt's words, while the budget leaves room for a title row
+			// after it.
+			passage := ""
+			if room := memory.MaxPromptContextBytes - used - len(row) - promptRowReserve; len(rows) < promptPassages && room > 60 {
+				if passage = passageFor(o, found.words, min(room, promptPassage)); passage != "" {
+					row += "  " + passage + "\n"
+				}
+			}
 			used += len(row)
 			titles[title] = true
 			rows = append(rows, row)
 			ids = append(ids, o.ID)
-			inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Reason: fmt.Sprintf(
+			inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Text: passage != "", Reason: fmt.Sprintf(
 				"matches the prompt: score %.3f, keyword rank %d (%.0f%% of the best keyword score), vector rank %d",
 				h.Score, h.KeywordRank, 100*found.keyword[h.ID], h.VectorRank)})
 		}
@@ -203,6 +239,123 @@ func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int
 	}
 	return text, ids, nil
 }
+
+// The best promptPassages rows of a recall carry a passage of their
+// record's text (at most promptPassage bytes each) while promptRowReserve
+// bytes stay for the rows after them.
+const (
+	promptPassages   = 2
+	promptPassage    = 320
+	promptRowReserve = 150
+)
+
+// passageFor is the part of a record's text (narrative, why, facts,
+// subtitle) that the prompt needs: its sentences that hold the most of
+// the prompt's words, in their order, at most n bytes; the record's
+// excerpt when none holds one.
+func passageFor(o *memory.Observation, words map[string]bool, n int) string {
+	type sentence struct {
+		text  string
+		score int
+		at    int
+	}
+	var (
+		sents []sentence
+		all   strings.Builder // every sentence so far: one that repeats a part of another adds nothing
+	)
+	add := func(text string) {
+		for _, s := range splitSentences(text) {
+			if strings.Contains(all.String(), s) || strings.Contains(o.Title, s) {
+				continue
+			}
+			all.WriteString(s + "\n")
+			score := 0
+			for _, w := range wordsOf(s) {
+				if words[w] {
+					score++
+				}
+			}
+			sents = append(sents, sentence{s, score, len(sents)})
+		}
+	}
+	add(strings.TrimPrefix(strings.TrimPrefix(o.Narrative, "The prompt states a choice: "), "The agent adopted a choice: "))
+	add(o.Why)
+	for _, f := range o.Facts {
+		add(f)
+	}
+	add(o.Subtitle)
+	best := slices.Clone(sents)
+	slices.SortStableFunc(best, func(a, b sentence) int { return cmp.Compare(b.score, a.score) })
+	if len(best) == 0 || best[0].score == 0 {
+		return excerptOf(o, n)
+	}
+	var picked []sentence
+	size := 0
+	for _, s := range best {
+		if s.score == 0 || size+len(s.text)+1 > n && len(picked) > 0 {
+			break
+		}
+		picked = append(picked, s)
+		size += len(s.text) + 1
+	}
+	slices.SortFunc(picked, func(a, b sentence) int { return cmp.Compare(a.at, b.at) })
+	parts := make([]string, len(picked))
+	for i, s := range picked {
+		parts[i] = s.text
+	}
+	return memory.Clip(strings.Join(parts, " "), n)
+}
+
+// splitSentences splits text into sentences (at ". ", "! ", "? " and
+// line breaks), each on one line.
+func splitSentences(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.Join(strings.Fields(strings.TrimLeft(strings.TrimSpace(line), "-*•>| ")), " ")
+		for line != "" {
+			i := strings.IndexAny(line, ".!?")
+			for i >= 0 && i+1 < len(line) && line[i+1] != ' ' {
+				j := strings.IndexAny(line[i+1:], ".!?")
+				if j < 0 {
+					i = -1
+					break
+				}
+				i += j + 1
+			}
+			if i < 0 {
+				out = append(out, line)
+				break
+			}
+			if s := strings.TrimSpace(line[:i+1]); len(s) > 1 {
+				out = append(out, s)
+			}
+			line = strings.TrimSpace(line[i+1:])
+		}
+	}
+	return out
+}
+
+// wordsOf returns the lowercased words of text of three letters or more
+// (identifiers whole: "client_encoding", "yaml.v3").
+func wordsOf(text string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '-' && r != '.'
+	}) {
+		if w = strings.Trim(w, ".-"); len(w) >= 3 && !recallStopWords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// recallStopWords are words too common to tie a passage to a prompt.
+var recallStopWords = map[string]bool{"the": true, "and": true, "for": true, "with": true, "that": true, "this": true, "from": true,
+	"what": true, "when": true, "where": true, "which": true, "why": true, "how": true, "was": true, "were": true, "are": true,
+	"our": true, "we're": true, "you": true, "your": true, "have": true, "has": true, "had": true, "not": true, "but": true,
+	"can": true, "could": true, "should": true, "would": true, "will": true, "did": true, "does": true, "any": true, "all": true,
+	"now": true, "new": true, "one": true, "its": true, "it's": true, "there": true, "them": true, "they": true, "then": true,
+	"than": true, "into": true, "about": true, "also": true, "just": true, "some": true, "use": true, "used": true, "get": true}
 
 // promptRow is one observation's line in a prompt's recall: one line
 // whatever its title holds.

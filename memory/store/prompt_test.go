@@ -72,8 +72,9 @@ func countInjections(t *testing.T, m *store.Memory) int {
 }
 
 // A prompt gets the memory it asks about: one line (id · type · title ·
-// files) in the <mnemo-context> element the privacy stripper removes,
-// audited with the source "prompt".
+// files) and the passage of its text the prompt needs, in the
+// <mnemo-context> element the privacy stripper removes, audited with the
+// source "prompt".
 func TestPromptRecallGivesTheMatchingMemory(t *testing.T) {
 	m := openRecall(t, store.Options{})
 	tax, invoice := saveShop(t, m)
@@ -86,8 +87,8 @@ func TestPromptRecallGivesTheMatchingMemory(t *testing.T) {
 		!strings.HasSuffix(r.Context, "</mnemo-context>\n") || len(r.Context) > memory.MaxPromptContextBytes {
 		t.Fatalf("context lacks %q or its element:\n%s", row, r.Context)
 	}
-	if strings.Contains(r.Context, "half to even") {
-		t.Errorf("the context shows a memory's text, not its index line:\n%s", r.Context)
+	if !strings.Contains(r.Context, row+"  ") || !strings.Contains(r.Context, "tax lines now round half to even\n") {
+		t.Errorf("the context does not give the memory's text under its line:\n%s", r.Context)
 	}
 	if s, _ := privacy.Strip(r.Context); strings.TrimSpace(s) != "" {
 		t.Errorf("the privacy stripper leaves %q of the context", s)
@@ -154,7 +155,7 @@ func TestPromptRecallStaysWithinBudget(t *testing.T) {
 		name, title string
 		wantLines   func(int) bool
 	}{
-		{"items", "Tax rounding fix %d" + strings.Repeat(" and the rounding of the tax in the cart", 4), func(n int) bool { return n == memory.MaxPromptContextItems }},
+		{"items", "Tax rounding fix %d" + strings.Repeat(" and the rounding of the tax in the cart", 1), func(n int) bool { return n == memory.MaxPromptContextItems }},
 		{"bytes", "Tax rounding fix %d\n" + strings.Repeat("税額の端数処理", 30), func(n int) bool { return n > 0 && n < memory.MaxPromptContextItems }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,10 +178,11 @@ func TestPromptRecallStaysWithinBudget(t *testing.T) {
 			}
 			r := mustPrompt(t, m, "cc-budget", "tax rounding in cart/tax.go")
 			lines := strings.Count(r.Context, "\n- #")
+			passages := strings.Count(r.Context, "\n  ")
 			if !tt.wantLines(lines) || lines != len(r.ObservationIDs) || len(r.Context) > memory.MaxPromptContextBytes ||
-				strings.Count(r.Context, "\n") != lines+4 {
-				t.Fatalf("recall of %d lines, %d ids, %d bytes; budget %d lines, %d bytes, one line each:\n%s",
-					lines, len(r.ObservationIDs), len(r.Context), memory.MaxPromptContextItems, memory.MaxPromptContextBytes, r.Context)
+				passages > 2 || strings.Count(r.Context, "\n") != lines+passages+4 {
+				t.Fatalf("recall of %d lines, %d passages, %d ids, %d bytes; budget %d lines, %d bytes, one line each, a passage under the best two:\n%s",
+					lines, passages, len(r.ObservationIDs), len(r.Context), memory.MaxPromptContextItems, memory.MaxPromptContextBytes, r.Context)
 			}
 			if lastInjection(t, m).Bytes != len(r.Context) {
 				t.Error("the audit does not record the recall's size")

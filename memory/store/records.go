@@ -145,6 +145,9 @@ func (s *database) putFact(txn *badger.Txn, o *memory.Observation, fk string) (b
 	if o.Pinned {
 		sets = append(sets, [2][]byte{pinKey(o.Project, o.ID), nil})
 	}
+	if learned(o) {
+		sets = append(sets, [2][]byte{projectKey(pObsLearned, o.Project, o.Time, o.ID), nil})
+	}
 	for _, f := range o.Files() {
 		sets = append(sets, [2][]byte{fileKey(f, o.ID), nil})
 	}
@@ -229,6 +232,29 @@ func (s *database) pinObservation(txn *badger.Txn, o *memory.Observation, pinned
 }
 
 // pinned returns the ids of a project's pinned observations.
+// learned reports whether an observation is what was learned or decided
+// rather than what a tool did: a decision, a record of what a turn's
+// conversation settled, a memory saved on purpose (none of them made from
+// a tool call). The context leads with them, from their own index.
+func learned(o *memory.Observation) bool {
+	return o.Tool == "" || o.Type == memory.TypeDecision
+}
+
+// learnedIDs returns the newest n learned observations of a project,
+// newest first.
+func (s *database) learnedIDs(txn *badger.Txn, project string, n int) ([]uint64, error) {
+	var out []uint64
+	err := scan(txn, key(pObsLearned, []byte(project), []byte{0}), true, func(item *badger.Item) error {
+		k := item.Key()
+		out = append(out, binary.BigEndian.Uint64(k[len(k)-8:]))
+		if len(out) == n {
+			return errStop
+		}
+		return nil
+	})
+	return out, err
+}
+
 func (s *database) pinned(txn *badger.Txn, project string) ([]uint64, error) {
 	var out []uint64
 	err := scan(txn, key(pObsPinned, []byte(project), []byte{0}), false, func(item *badger.Item) error {
@@ -263,6 +289,9 @@ func (s *database) deleteObservation(txn *badger.Txn, o *memory.Observation) err
 	}
 	if o.Pinned {
 		dels = append(dels, pinKey(o.Project, o.ID))
+	}
+	if learned(o) {
+		dels = append(dels, projectKey(pObsLearned, o.Project, o.Time, o.ID))
 	}
 	if o.Origin != nil {
 		dels = append(dels, key(pOrigin, []byte(o.Origin.ID)), idKey(pAuthor, o.ID))

@@ -424,19 +424,28 @@ func (m *Memory) EditSymbols(file, original string, pairs [][2]string) []string 
 	return local.EditSymbols(file, original, pairs)
 }
 
-// Stop queues a summary of the turn that just ended.
+// Stop queues the turn that just ended: its summary, and the records of
+// what it said (turn.go). The turn's texts are the client's (a
+// back-fill's), or read here from a live Claude Code session's
+// transcript; the answer the host's hook sent ends them when the
+// transcript has not caught up with it.
 func (m *Memory) Stop(ctx context.Context, p memory.StopParams) (memory.QueueResult, error) {
 	if err := p.Validate(); err != nil {
 		return memory.QueueResult{}, err
+	}
+	project := ""
+	if p.Cwd != "" {
+		project = m.project("", p.Cwd)
+	}
+	texts := p.Texts
+	if texts == nil {
+		texts = m.turnTexts(ctx, p, project)
 	}
 	ev := memory.Event{
 		Kind:                 memory.EventStop,
 		LastUserMessage:      m.clean(p.LastUserMessage, memory.MaxMessageBytes),
 		LastAssistantMessage: m.clean(p.LastAssistantMessage, memory.MaxMessageBytes),
-	}
-	project := ""
-	if p.Cwd != "" {
-		project = m.project("", p.Cwd)
+		Texts:                m.cleanTexts(withAnswer(texts, p.LastAssistantMessage)),
 	}
 	return m.enqueue(ctx, p.ContentSessionID, project, p.EventKey, p.At, ev)
 }

@@ -50,7 +50,7 @@ func TestContextPreviewAndInjections(t *testing.T) {
 	m := MustOpen(t, store.Options{InMemory: true})
 	ctx := context.Background()
 	mustPrompt(t, m, "cc-a", "why is the cart total wrong?")
-	mustTool(t, m, "cc-a", "Read", readInput, `{"type":"text","file":{"filePath":"/src/shop/cart/total.go","content":"package cart"}}`)
+	mustTool(t, m, "cc-a", "Edit", `{"file_path":"/src/shop/cart/total.go","old_string":"a","new_string":"b"}`, `{"filePath":"/src/shop/cart/total.go"}`)
 	waitIdle(t, m)
 	pre, err := m.Context(ctx, memory.ContextParams{Project: "shop"})
 	if err != nil {

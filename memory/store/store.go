@@ -38,6 +38,7 @@ const SchemaVersion = 2
 //	i/oh/<hash>                         -> oid (de-duplication; also the
 //	                                    hashes of a corrected one's earlier versions)
 //	i/pn/<project>\x00<oid>             a project's pinned observations
+//	i/ol/<project>\x00<time><oid>       what was learned and decided (learned)
 //	i/os/<sid><oid>                     a session's observations (-> the
 //	                                    prompt, for a fact it saw again: fold.go)
 //	i/fa/<factKey:16>                   -> oid (the record of a fact: fold.go)
@@ -64,6 +65,7 @@ var (
 	pObsHash    = []byte("i/oh/")
 	pObsSession = []byte("i/os/")
 	pObsPinned  = []byte("i/pn/")
+	pObsLearned = []byte("i/ol/")
 	pObsFact    = []byte("i/fa/")
 	pObsFold    = []byte("i/oz/")
 	pObsSubject = []byte("i/sj/")

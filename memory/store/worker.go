@@ -266,10 +266,11 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 		unstored []uint64
 		changes  []memory.Change
 		pushes   int
+		whyGiven []memory.Observation // records of the turn that got their why
 	)
 	now := m.now()
 	err := m.store.update(ctx, func(txn *badger.Txn) error {
-		unstored, changes, pushes = unstored[:0], changes[:0], 0
+		unstored, changes, pushes, whyGiven = unstored[:0], changes[:0], 0, nil
 		sess, err := m.store.session(txn, ev.SessionID)
 		if err != nil {
 			return err
@@ -358,6 +359,25 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 			changes = append(changes, memory.Change{Kind: memory.KindSummary, Time: sum.Time, ID: sum.ID, ContentSessionID: sum.ContentSessionID,
 				Project: sum.Project, Host: sess.Platform, PromptNumber: sum.PromptNumber, Title: changeTitle(sum.Request)})
 		}
+		if ev.Kind == memory.EventStop && len(ev.Texts) > 0 {
+			// The text before each tool call of the turn is that call's
+			// why (turn.go).
+			turn, err := m.store.sessionObservations(txn, sess.ID, ev.PromptNumber)
+			if err != nil {
+				return err
+			}
+			if whyGiven, err = m.giveWhys(txn, &ev, turn); err != nil {
+				return err
+			}
+			for i := range whyGiven {
+				if queued, err := m.queuePush(txn, memory.OpPut, &whyGiven[i]); err != nil {
+					return err
+				} else if queued {
+					pushes++
+				}
+				changes = append(changes, observationChange(&whyGiven[i]))
+			}
+		}
 		return txn.Delete(idKey(pQueue, ev.ID))
 	})
 	if err != nil {
@@ -368,6 +388,7 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 	}
 	m.index.Remove(unstored...)
 	if err == nil {
+		m.indexWhys(ctx, whyGiven)
 		m.publish(changes...)
 		m.queued(pushes)
 	}
@@ -422,9 +443,11 @@ const maxEvidenceBytes = 4 << 10
 // scrubObservation cleans every text field again before storage: agents
 // (a remote model above all) may echo what they were shown.
 func (m *Memory) scrubObservation(o *memory.Observation) {
-	for _, f := range []*string{&o.Title, &o.Subtitle, &o.Narrative, &o.Request} {
+	for _, f := range []*string{&o.Title, &o.Subtitle, &o.Narrative} {
 		*f = m.clean(*f, memory.MaxMessageBytes)
 	}
+	o.Request = m.clean(o.Request, memory.MaxRequestExcerpt)
+	o.Why = m.clean(o.Why, maxWhyBytes)
 	o.Evidence = m.clean(o.Evidence, maxEvidenceBytes)
 	for _, list := range [][]string{o.Facts, o.Concepts, o.FilesRead, o.FilesModified} {
 		for i := range list {

@@ -17,6 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
 	"github.com/mnemo-dev/mnemo/adapters/hosts/hook"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/transcript"
 )
 
 // Call is one daemon call rebuilt from a transcript: what the live
@@ -258,10 +259,12 @@ type backfill struct {
 	at      time.Time // the time of the last line that had one
 	last    string    // the uuid of the last line read
 	started bool      // SessionStart sent
-	// The open turn: its prompt's uuid and text, and the last assistant
-	// text so far.
+	// The open turn: its prompt's uuid and text, the last assistant text
+	// so far, and its texts as the daemon reads a live turn's
+	// (memory/transcript).
 	turnUUID, turnPrompt, turnAssistant string
 	inTurn                              bool
+	turn                                transcript.Turn
 	tools                               map[string]bfBlock // tool_use blocks awaiting their result
 }
 
@@ -293,6 +296,7 @@ func (b *backfill) line(raw []byte) error {
 		if !b.inTurn {
 			return nil
 		}
+		b.turn.AddAssistant(l.Message.Content)
 		if t := hook.MessageText(l.Message.Content, true); t != "" {
 			b.turnAssistant = t
 		}
@@ -302,6 +306,9 @@ func (b *backfill) line(raw []byte) error {
 		}
 		if prompt := hook.MessageText(l.Message.Content, false); prompt != "" {
 			if notPrompt(prompt) {
+				// What follows is a stretch of its own, as the daemon
+				// reads a live turn's texts (transcript.OwnText).
+				b.turn = transcript.Turn{}
 				return nil
 			}
 			return b.prompt(l, prompt)
@@ -322,7 +329,7 @@ func (b *backfill) prompt(l bfLine, prompt string) error {
 			return err
 		}
 	}
-	b.inTurn, b.turnUUID, b.turnPrompt, b.turnAssistant = true, l.UUID, prompt, ""
+	b.inTurn, b.turnUUID, b.turnPrompt, b.turnAssistant, b.turn = true, l.UUID, prompt, "", transcript.Turn{}
 	if err := b.send(&hosts.Payload{HookEventName: hosts.EventUserPromptSubmit, Prompt: prompt}, l.UUID); err != nil {
 		return err
 	}
@@ -362,6 +369,7 @@ func (b *backfill) results(l bfLine) error {
 		if !ok || !b.started {
 			continue // a result of nothing seen, or before any prompt
 		}
+		b.turn.ToolResult()
 		delete(b.tools, bl.ToolUseID)
 		p := &hosts.Payload{
 			HookEventName: hosts.EventPostToolUse,
@@ -422,7 +430,9 @@ func (b *backfill) endTurn() error {
 	if b.turnAssistant == "" {
 		return nil // interrupted before any answer: Claude Code runs no Stop
 	}
-	if err := b.send(&hosts.Payload{HookEventName: hosts.EventStop, LastAssistantMessage: b.turnAssistant}, b.turnUUID); err != nil {
+	// The turn's texts, which the live daemon reads from the transcript's
+	// end at the turn's end: here the transcript's end is long past.
+	if err := b.send(&hosts.Payload{HookEventName: hosts.EventStop, LastAssistantMessage: b.turnAssistant, Texts: b.turn.Texts}, b.turnUUID); err != nil {
 		return err
 	}
 	b.counts.Turns++
@@ -435,16 +445,10 @@ func (b *backfill) send(p *hosts.Payload, uuid string) error {
 	p.SessionID = b.sid
 	p.TranscriptPath = b.path
 	p.Cwd = b.cwd
-	prompt := b.turnPrompt
 	method, params, err := hook.Translate(p, hook.TranslateOptions{
 		EventKey:  Key(b.sid, uuid, p.HookEventName),
 		SkipTools: b.o.SkipTools,
-		// The turn's prompt, as the live Stop reads it from the
-		// transcript's tail at that moment.
-		ReadTranscript: func(string) (hook.Transcript, error) {
-			return hook.Transcript{LastUserMessage: prompt, LastAssistantMessage: p.LastAssistantMessage}, nil
-		},
-		Log: b.o.Log,
+		Log:       b.o.Log,
 	})
 	if err != nil {
 		return err

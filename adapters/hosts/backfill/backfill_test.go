@@ -13,6 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo/adapters/hosts/backfill"
 	"github.com/mnemo-dev/mnemo/adapters/hosts/hook"
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/transcript"
 )
 
 // TestBackfillEqualsLiveRecorded rebuilds the calls of a real Claude Code
@@ -27,7 +28,7 @@ import (
 // not say why the session ended; a back-fill says "other").
 func TestBackfillEqualsLiveRecorded(t *testing.T) {
 	t.Setenv("MNEMO_SKIP_TOOLS", "")
-	const transcript = "../../claudecode/testdata/transcript.jsonl"
+	const recorded = "../../claudecode/testdata/transcript.jsonl"
 	names, err := filepath.Glob("../../claudecode/testdata/payloads/p-bash-*.json")
 	if err != nil || len(names) == 0 {
 		t.Fatalf("no payloads: %v", err)
@@ -42,20 +43,24 @@ func TestBackfillEqualsLiveRecorded(t *testing.T) {
 		if err := json.Unmarshal(raw, &p); err != nil {
 			t.Fatal(err)
 		}
-		method, params, err := hook.Translate(&p, hook.TranslateOptions{
-			EventKey: "live",
-			// The live Stop reads the tail of the transcript as it stood:
-			// it ended with this turn.
-			ReadTranscript: func(string) (hook.Transcript, error) { return hook.ReadTranscript(transcript) },
-		})
+		method, params, err := hook.Translate(&p, hook.TranslateOptions{EventKey: "live"})
 		if err != nil {
 			continue // PreToolUse, PostToolBatch: not hooked
+		}
+		if stop, ok := params.(*memory.StopParams); ok {
+			// The daemon reads the live turn's texts from the end of the
+			// transcript as it stood: it ended with this turn.
+			turn, err := transcript.ReadLastTurn(recorded, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stop.Texts = turn.Texts
 		}
 		live = append(live, backfill.Call{Event: p.HookEventName, Method: method, Params: params})
 	}
 
 	var back []backfill.Call
-	counts, err := backfill.ClaudeCode("910404a3-381e-4e4e-8785-414e41b8a886", transcript, backfill.Options{}, func(c backfill.Call) error {
+	counts, err := backfill.ClaudeCode("910404a3-381e-4e4e-8785-414e41b8a886", recorded, backfill.Options{}, func(c backfill.Call) error {
 		back = append(back, c)
 		return nil
 	})
@@ -179,7 +184,10 @@ func TestBackfillTranscript(t *testing.T) {
 	if p := calls[3].Params.(*memory.ToolUseParams); string(p.ToolResponse) != `{"type":"text","file":{"filePath":"/p/a.go"}}` {
 		t.Errorf("tool response = %s", p.ToolResponse)
 	}
-	if p := calls[4].Params.(*memory.StopParams); p.LastUserMessage != "fix the bug" || p.LastAssistantMessage != "Fixed it." {
+	// The turn's texts, each with the calls it came right before; the
+	// prompt is the daemon's already.
+	if p := calls[4].Params.(*memory.StopParams); p.LastUserMessage != "" || p.LastAssistantMessage != "Fixed it." ||
+		!reflect.DeepEqual(p.Texts, []memory.TurnText{{Text: "Looking.", ToolUseIDs: []string{"t1"}}, {Text: "Fixed it."}}) {
 		t.Errorf("stop = %+v", p)
 	}
 	if p := calls[5].Params.(*memory.UserPromptParams); p.Prompt != hook.PrivateMarker {

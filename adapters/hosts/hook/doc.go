@@ -16,8 +16,9 @@
 //     for the daemon to ingest when it starts. Every call carries an
 //     eventKey, so a call that reached the daemon but whose answer was lost
 //     is stored once even when it is replayed.
-//   - ReadTranscript reads the last messages of a Claude Code transcript,
-//     for Stop.
+//   - The hook never reads a transcript: at Stop it sends the transcript's
+//     path and the host's last message, and the daemon reads the turn's
+//     texts (memory/transcript).
 //
 // The hook stays small: it imports rpc, the domain's types (memory),
 // memory/privacy and what every host shares (adapters/hosts), never

@@ -49,11 +49,7 @@ type TranslateOptions struct {
 	// SkipTools lists the tools not recorded; nil means
 	// privacy.DefaultSkipTools. Run passes SkipTools().
 	SkipTools []string
-	// ReadTranscript reads the last messages of a transcript for Stop; nil
-	// means ReadTranscript.
-	ReadTranscript func(path string) (Transcript, error)
-	// Log receives warnings (many private tags, an unreadable transcript);
-	// nil discards them.
+	// Log receives warnings (many private tags); nil discards them.
 	Log *slog.Logger
 	// Pause is what the session does without (memory.PauseEnv; Run
 	// passes SessionPause()): with capture paused, SessionStart and
@@ -180,33 +176,20 @@ func Translate(p *hosts.Payload, o TranslateOptions) (method string, params any,
 		}, nil
 
 	case hosts.EventStop:
-		last := Transcript{LastUserMessage: p.LastUserMessage, LastAssistantMessage: p.LastAssistantMessage}
-		// Only Claude Code's transcripts are in the format ReadTranscript
-		// reads; other hosts' turn ends carry their messages, if any.
-		if p.TranscriptPath != "" && host == hosts.ClaudeCode {
-			read := o.ReadTranscript
-			if read == nil {
-				read = ReadTranscript
-			}
-			t, err := read(p.TranscriptPath)
-			switch {
-			case errors.Is(err, os.ErrNotExist):
-				// Not written (--no-session-persistence) or not yet.
-				log.Debug("no transcript", "err", err)
-			case err != nil:
-				log.Warn("read transcript", "err", err)
-			}
-			last.LastUserMessage = t.LastUserMessage
-			if last.LastAssistantMessage == "" {
-				last.LastAssistantMessage = t.LastAssistantMessage
-			}
+		// The hook never reads the transcript: the daemon reads a Claude
+		// Code turn's texts at its end (memory/transcript).
+		var texts []memory.TurnText
+		for _, t := range p.Texts {
+			t.Text = cleanText(log, "texts", t.Text)
+			texts = append(texts, t)
 		}
 		return stage.Method, &memory.StopParams{
 			ContentSessionID:     p.SessionID,
 			Cwd:                  cwd,
-			LastUserMessage:      cleanText(log, "lastUserMessage", last.LastUserMessage),
-			LastAssistantMessage: cleanText(log, "lastAssistantMessage", last.LastAssistantMessage),
+			LastUserMessage:      cleanText(log, "lastUserMessage", p.LastUserMessage),
+			LastAssistantMessage: cleanText(log, "lastAssistantMessage", p.LastAssistantMessage),
 			TranscriptPath:       p.TranscriptPath,
+			Texts:                texts,
 			EventKey:             o.EventKey,
 		}, nil
 

@@ -98,7 +98,8 @@ func lineDiff(want, got string) string {
 }
 
 // TestTranslate checks the mapping's rules one by one: privacy at the
-// edge, skipped tools, failures, Stop's transcript fallback.
+// edge, skipped tools, failures, a Stop that leaves the transcript to the
+// daemon.
 func TestTranslate(t *testing.T) {
 	transcript, err := filepath.Abs(claudeData("transcript.jsonl"))
 	if err != nil {
@@ -172,21 +173,23 @@ func TestTranslate(t *testing.T) {
 			want:     map[string]any{"toolName": "Grep", "toolInput": map[string]any{"pattern": "x"}},
 		},
 		{
-			name:     "Stop reads the transcript when the payload has no message",
+			name:     "Stop leaves the transcript to the daemon",
 			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"Stop","transcript_path":` + jsonString(transcript) + `}`,
 			wantMeth: memory.MethodStop,
 			want: map[string]any{
 				"contentSessionId":     "s1",
-				"lastUserMessage":      "SCENARIO:bash do the task",
-				"lastAssistantMessage": "Done: scenario bash finished after 1 step(s).",
+				"lastUserMessage":      nil,
+				"lastAssistantMessage": nil,
+				"texts":                nil,
 				"transcriptPath":       transcript,
 			},
+			absent: []string{"SCENARIO", "Done: scenario"},
 		},
 		{
-			name:     "Stop prefers last_assistant_message and cleans it",
+			name:     "Stop sends last_assistant_message cleaned",
 			payload:  `{"session_id":"s1","cwd":"/p","hook_event_name":"Stop","transcript_path":` + jsonString(transcript) + `,"last_assistant_message":"Fixed. <private>token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789</private>Tests pass."}`,
 			wantMeth: memory.MethodStop,
-			want:     map[string]any{"lastUserMessage": "SCENARIO:bash do the task", "lastAssistantMessage": "Fixed. Tests pass."},
+			want:     map[string]any{"lastUserMessage": nil, "lastAssistantMessage": "Fixed. Tests pass."},
 			absent:   []string{"ghp_"},
 		},
 		{

@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/transcript"
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// What a turn said: at a turn's end (Stop) the daemon reads the texts the
+// agent wrote in it from a Claude Code session's transcript — never the
+// hook — cleans them as everything stored is cleaned, and queues them
+// with the turn's stop event. The memory agent makes the records of what
+// the turn said of them (memory/local: findings, decisions); the store
+// gives each tool record of the turn the text the agent wrote just before
+// the call (Observation.Why), when the stop event is committed.
+
+// claudeCode is the platform of Claude Code's sessions, whose
+// transcripts memory/transcript reads.
+const claudeCode = "claude-code"
+
+// transcriptTailBytes bounds the bytes of a transcript read at a turn's
+// end (cmd/mnemo-bench measures the read).
+const transcriptTailBytes = transcript.DefaultMaxBytes
+
+// turnTexts reads the texts of the turn that just ended from the
+// session's transcript: for a live turn end (not history brought in after
+// the fact: the transcript's end is no longer that turn) of a Claude Code
+// session whose turn is not private and whose capture is not paused.
+// Nothing read is kept before it is cleaned (cleanTexts); a transcript
+// that cannot be read gives no texts.
+func (m *Memory) turnTexts(ctx context.Context, p memory.StopParams, project string) []memory.TurnText {
+	if p.TranscriptPath == "" || !p.At.IsZero() && m.now().Sub(p.At) >= liveSlack {
+		return nil
+	}
+	sess, err := m.Session(ctx, p.ContentSessionID)
+	if err != nil || sess.Platform != claudeCode || sess.PromptPrivate(sess.PromptCounter) || m.capturePaused(sess.Project) != "" {
+		return nil
+	}
+	start := time.Now()
+	t, err := transcript.ReadLastTurn(p.TranscriptPath, transcriptTailBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// Not written (--no-session-persistence) or not yet.
+		m.log.Debug("no transcript at the turn's end", "session", sess.ID, "err", err)
+		return nil
+	case err != nil:
+		m.log.Warn("read the transcript at the turn's end", "session", sess.ID, "err", err)
+		return nil
+	}
+	m.log.Debug("read the turn's texts", "session", sess.ID, "texts", len(t.Texts), "bytes", t.Read, "complete", t.Complete, "took", time.Since(start))
+	return t.Texts
+}
+
+// withAnswer ends a turn's texts with the answer the host's hook sent,
+// unless they end with it already: Claude Code writes its transcript
+// asynchronously, and the last text may not be there yet at Stop.
+func withAnswer(texts []memory.TurnText, answer string) []memory.TurnText {
+	answer = strings.TrimSpace(answer)
+	if answer == "" {
+		return texts
+	}
+	if n := len(texts); n > 0 && strings.TrimSpace(texts[n-1].Text) == answer {
+		return texts
+	}
+	return append(texts[:len(texts):len(texts)], memory.TurnText{Text: answer})
+}
+
+// cleanTexts strips private parts from a turn's texts and redacts their
+// secrets, then bounds them (memory.BoundTexts).
+func (m *Memory) cleanTexts(texts []memory.TurnText) []memory.TurnText {
+	out := make([]memory.TurnText, 0, len(texts))
+	for _, t := range texts {
+		t.Text = m.clean(t.Text, memory.MaxTurnTextBytes)
+		out = append(out, t)
+	}
+	return memory.BoundTexts(out)
+}
+
+// maxWhyBytes bounds what a tool record keeps of the text before its call.
+const maxWhyBytes = 1 << 10
+
+// whys are the texts of a stop event that came before tool calls, by the
+// call's tool use id.
+func whys(ev *memory.Event) map[string]string {
+	var out map[string]string
+	for _, t := range ev.Texts {
+		for _, id := range t.ToolUseIDs {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[id] = t.Text
+		}
+	}
+	return out
+}
+
+// giveWhys sets, in txn, the Why of the records of a turn made from the
+// tool calls a stop event's texts explain, and returns them as changed
+// (to index again once committed). A record that has its why keeps it.
+func (m *Memory) giveWhys(txn *badger.Txn, ev *memory.Event, turn []memory.Observation) ([]memory.Observation, error) {
+	byID := whys(ev)
+	if len(byID) == 0 {
+		return nil, nil
+	}
+	var changed []memory.Observation
+	for _, o := range turn {
+		why, ok := byID[o.ToolUseID]
+		if !ok || o.ToolUseID == "" || o.Why != "" {
+			continue
+		}
+		o.Why = m.clean(why, maxWhyBytes)
+		if err := setJSON(txn, idKey(pObs, o.ID), &o); err != nil {
+			return nil, err
+		}
+		changed = append(changed, o)
+	}
+	return changed, nil
+}
+
+// indexWhys indexes again the records that got their why, with their
+// sessions' platform: keyword and vector search find them by it.
+func (m *Memory) indexWhys(ctx context.Context, obs []memory.Observation) {
+	if len(obs) == 0 {
+		return
+	}
+	docs := make([]vector.Doc, len(obs))
+	for i := range obs {
+		docs[i] = DocOf(&obs[i])
+	}
+	if err := m.indexDocs(ctx, docs); err != nil {
+		m.log.Error("index the records' whys", "err", err)
+	}
+}
