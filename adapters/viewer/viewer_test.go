@@ -272,6 +272,10 @@ func TestViewerAPI(t *testing.T) {
 	if len(page.Sessions) != 1 {
 		t.Errorf("the second page: %+v", page)
 	}
+	// A context gives no reads: it gives what was saved on purpose.
+	if _, err := w.m.Save(context.Background(), memory.SaveParams{Project: "shop", Text: "Totals round once, at the end of the cart."}); err != nil {
+		t.Fatal(err)
+	}
 	var ctx memory.ContextResult
 	w.getJSON(t, "/api/context?project=shop", &ctx)
 	if len(ctx.Items) == 0 || ctx.Items[0].Reason == "" || !strings.Contains(ctx.Context, "<mnemo-context") {
@@ -281,7 +285,7 @@ func TestViewerAPI(t *testing.T) {
 		Status memory.Status `json:"status"`
 	}
 	w.getJSON(t, "/api/status", &st)
-	if st.Status.Counts.Observations != 1 {
+	if st.Status.Counts.Observations != 2 { // the read, seen twice, and the saved note
 		t.Errorf("status: %+v", st.Status)
 	}
 
