@@ -272,9 +272,8 @@ func TestViewerAPI(t *testing.T) {
 	if len(page.Sessions) != 1 {
 		t.Errorf("the second page: %+v", page)
 	}
-	// The context gives no reads (the agent can look again): a note saved
-	// on purpose is what it gives here.
-	if _, err := w.m.Save(context.Background(), memory.SaveParams{Text: "Totals round once, at the end, never per line.", Cwd: "/src/shop"}); err != nil {
+	// A context gives no reads: it gives what was saved on purpose.
+	if _, err := w.m.Save(context.Background(), memory.SaveParams{Project: "shop", Text: "Totals round once, at the end of the cart."}); err != nil {
 		t.Fatal(err)
 	}
 	var ctx memory.ContextResult
@@ -286,7 +285,7 @@ func TestViewerAPI(t *testing.T) {
 		Status memory.Status `json:"status"`
 	}
 	w.getJSON(t, "/api/status", &st)
-	if st.Status.Counts.Observations != 2 { // the read, seen twice, and the note
+	if st.Status.Counts.Observations != 2 { // the read, seen twice, and the saved note
 		t.Errorf("status: %+v", st.Status)
 	}
 
@@ -397,10 +396,6 @@ func TestViewerCorrectAndPin(t *testing.T) {
 	w := newWorld(t)
 	w.login(t)
 	remember(t, w.m, "cc-1")
-	// A note saved on purpose, which the context gives (it gives no reads).
-	if _, err := w.m.Save(context.Background(), memory.SaveParams{Text: "Totals round once, at the end, never per line.", Cwd: "/src/shop"}); err != nil {
-		t.Fatal(err)
-	}
 	var newest memory.SearchResult
 	w.getJSON(t, "/api/records?limit=1", &newest)
 	id := newest.Hits[0].ID

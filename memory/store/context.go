@@ -185,10 +185,6 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		if sum != nil && o.SessionID == sum.SessionID && o.PromptNumber == sum.PromptNumber && o.SessionID != 0 {
 			turn = append(turn, o)
 		}
-		if look(o) {
-			looks++
-			return nil // not given: the agent can look again
-		}
 		title := strings.TrimSpace(o.Title)
 		if title == "" || seen[title] || isPinned[o.ID] || isLearnt[o.ID] {
 			// The newest of the same title stands for all; what was
@@ -202,6 +198,10 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			o.State = m.anchors.state(o)
 			leaveOut(&inj, o)
 			return nil
+		}
+		if look(o) {
+			looks++
+			return nil // not given: the agent can look again
 		}
 		seen[title] = true
 		pool = append(pool, *o)
