@@ -255,7 +255,10 @@ type Event struct {
 	Source               string       `json:"source,omitempty"` // the observations' Source; empty is SourceAgent
 	LastUserMessage      string       `json:"lastUserMessage,omitempty"`
 	LastAssistantMessage string       `json:"lastAssistantMessage,omitempty"`
-	Time                 time.Time    `json:"time"`
+	// Time is when the event's work happened; Queued when it entered the
+	// queue (later, for history brought in after the fact).
+	Time   time.Time `json:"time"`
+	Queued time.Time `json:"queued,omitzero"`
 }
 
 // ContentHash identifies an observation's content within its session, for
