@@ -30,14 +30,12 @@ type TranscriptSource struct {
 func TranscriptSources() []TranscriptSource {
 	return []TranscriptSource{
 		{
-			Host:  HostClaudeCode,
-			Where: "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects",
-			root:  TranscriptsRoot,
-			find:  FindTranscripts,
-			cwd:   func(f TranscriptFile) (string, error) { return TranscriptCwd(f.Path) },
-			backfill: func(f TranscriptFile, o BackfillOptions, emit func(BackfillCall) error) (BackfillCounts, error) {
-				return Backfill(f.SessionID, f.Path, o, emit)
-			},
+			Host:     HostClaudeCode,
+			Where:    "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects",
+			root:     TranscriptsRoot,
+			find:     FindTranscripts,
+			cwd:      func(f TranscriptFile) (string, error) { return TranscriptCwd(f.Path) },
+			backfill: backfillClaude,
 		},
 		{
 			Host:     HostCodex,

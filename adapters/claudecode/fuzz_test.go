@@ -150,7 +150,7 @@ func FuzzTranslate(f *testing.F) {
 			},
 		})
 		if err != nil {
-			if !errors.Is(err, claudecode.ErrUnhandledEvent) && !errors.Is(err, claudecode.ErrSkippedTool) && !errors.Is(err, claudecode.ErrInvalidPayload) {
+			if !errors.Is(err, claudecode.ErrUnhandledEvent) && !errors.Is(err, claudecode.ErrSkippedTool) && !errors.Is(err, claudecode.ErrInvalidPayload) && !errors.Is(err, claudecode.ErrNotPrompt) {
 				t.Fatalf("Translate: unexpected error %v", err)
 			}
 			return

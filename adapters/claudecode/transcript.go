@@ -18,10 +18,20 @@ const transcriptChunk = 64 << 10
 
 // Transcript holds the last messages of a Claude Code session transcript.
 type Transcript struct {
-	// LastUserMessage is the text of the last user prompt.
+	// LastUserMessage is the text of the person's last prompt
+	// (PersonPrompt): not a task notification, a command's output or
+	// anything else Claude Code wrote in the person's name.
 	LastUserMessage string
 	// LastAssistantMessage is the last text the assistant wrote.
 	LastAssistantMessage string
+
+	// afterLocal: a later line (read first) was a local command's
+	// output, so the command before it was no prompt.
+	afterLocal bool
+	// lastPrompt is the latest last-prompt line's: the prompt flattened
+	// to one line and cut at about 200 characters, and not written for
+	// every turn (2.1), so only what is used when no prompt is found.
+	lastPrompt string
 }
 
 // ReadTranscript reads the last user prompt and the last assistant text of
@@ -29,8 +39,9 @@ type Transcript struct {
 // per line: "user" and "assistant" messages, "last-prompt" records and
 // much else). It reads backwards from the end, a chunk at a time, and stops
 // when it has both or after MaxTranscriptTail bytes. Lines of subagents
-// (isSidechain) and meta messages (isMeta) are not the session's own and
-// are skipped; so are user messages that only carry tool results, and
+// (isSidechain) are not the session's own and are skipped; so are user
+// messages that are not the person's prompt (PersonPrompt: tool results,
+// meta messages, task notifications, a command that ran locally), and
 // lines that do not parse (the last one may still be being written).
 //
 // A message not found is empty. The error is that of opening or reading
@@ -81,6 +92,9 @@ func ReadTranscript(path string) (Transcript, error) {
 			return t, nil
 		}
 	}
+	if t.LastUserMessage == "" {
+		t.LastUserMessage = t.lastPrompt
+	}
 	return t, nil
 }
 
@@ -100,11 +114,12 @@ func (t *Transcript) scan(b []byte) bool {
 
 // transcriptLine is the part of a transcript line ReadTranscript reads.
 type transcriptLine struct {
-	Type        string `json:"type"`
-	IsSidechain bool   `json:"isSidechain"`
-	IsMeta      bool   `json:"isMeta"`
-	LastPrompt  string `json:"lastPrompt"`
-	Message     struct {
+	Type             string `json:"type"`
+	IsSidechain      bool   `json:"isSidechain"`
+	IsMeta           bool   `json:"isMeta"`
+	IsCompactSummary bool   `json:"isCompactSummary"`
+	LastPrompt       string `json:"lastPrompt"`
+	Message          struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	} `json:"message"`
@@ -128,14 +143,27 @@ func (t *Transcript) take(line []byte) bool {
 		return false
 	}
 	var l transcriptLine
-	if json.Unmarshal(line, &l) != nil || l.IsSidechain || l.IsMeta {
+	if json.Unmarshal(line, &l) != nil || l.IsSidechain {
 		return false
 	}
 	switch {
-	case l.Type == "last-prompt" && wantUser:
-		t.LastUserMessage = strings.TrimSpace(l.LastPrompt)
+	case l.Type == "last-prompt" && wantUser && t.lastPrompt == "":
+		raw, _ := json.Marshal(l.LastPrompt)
+		if text, kind := PersonPrompt(raw, false); kind == PromptPerson || kind == PromptCommand {
+			t.lastPrompt = text
+		}
 	case l.Type == "user" && wantUser:
-		t.LastUserMessage = messageText(l.Message.Content, false)
+		text, kind := PersonPrompt(l.Message.Content, l.IsMeta || l.IsCompactSummary)
+		switch {
+		case kind == PromptLocal:
+			t.afterLocal = true
+		case kind == PromptCommand && t.afterLocal:
+			// It ran locally; 2.1 wrote it as typed just before, too.
+		case kind == PromptPerson && t.afterLocal && strings.HasPrefix(text, "/"):
+			t.afterLocal = false
+		case kind == PromptPerson || kind == PromptCommand:
+			t.LastUserMessage = text
+		}
 	case l.Type == "assistant" && wantAssistant:
 		t.LastAssistantMessage = messageText(l.Message.Content, true)
 	}
@@ -168,4 +196,123 @@ func messageText(content json.RawMessage, assistant bool) string {
 		}
 	}
 	return strings.Join(parts, "\n\n")
+}
+
+// PromptKind says whose a user message of a transcript is.
+type PromptKind int
+
+// The kinds of user message.
+const (
+	// PromptNone has no text: tool results.
+	PromptNone PromptKind = iota
+	// PromptPerson is what the person typed.
+	PromptPerson
+	// PromptCommand is a slash command the person typed ("/name args"): a
+	// prompt when it reached the model (a custom command, a skill), not
+	// when it ran locally (/compact, /cost: a PromptLocal follows).
+	PromptCommand
+	// PromptLocal is the output of a command that ran locally, or of a
+	// shell command the person ran with "!".
+	PromptLocal
+	// PromptInjected is written by Claude Code in the person's name: meta
+	// messages, caveats, task notifications, compaction summaries, skill
+	// bodies, interruption notices.
+	PromptInjected
+)
+
+// caveat starts the meta message Claude Code writes before a local
+// command's messages (the command as typed, its output, a refusal).
+const caveat = "Caveat: The messages below were generated by the user while running local commands"
+
+// injectedPrefixes start the user messages Claude Code writes itself.
+var injectedPrefixes = []string{
+	"<task-notification>", "<bash-notification>", "<agent-notification>", "<local-command-caveat>",
+	caveat,
+	"[Request interrupted by user",
+	"This session is being continued from a previous conversation",
+	"Base directory for this skill:",
+	"<user-memory-input>",
+}
+
+// localPrefixes start the outputs of what ran without the model.
+var localPrefixes = []string{"<local-command-stdout>", "<local-command-stderr>", "<bash-input>", "<bash-stdout>", "<bash-stderr>"}
+
+// PersonPrompt says whose a user message is, from its content and
+// whether the line is a meta message or a compaction summary (isMeta,
+// isCompactSummary), and returns the prompt as the person typed it: the
+// text, or for a slash command "/name args", as UserPromptSubmit gets it.
+//
+// What Claude Code adds to a prompt is not part of it: <system-reminder>
+// blocks, and the editor's <ide_opened_file> and <ide_selection>.
+func PersonPrompt(content json.RawMessage, meta bool) (string, PromptKind) {
+	text := messageText(content, false)
+	if strings.Contains(text, "<") {
+		had := text != ""
+		for _, tag := range addedTags {
+			text = stripTag(text, tag)
+		}
+		if text = strings.TrimSpace(text); had && text == "" {
+			return "", PromptInjected
+		}
+	}
+	switch {
+	case text == "":
+		return "", PromptNone
+	case meta:
+		return "", PromptInjected
+	}
+	for _, p := range localPrefixes {
+		if strings.HasPrefix(text, p) {
+			return "", PromptLocal
+		}
+	}
+	for _, p := range injectedPrefixes {
+		if strings.HasPrefix(text, p) {
+			return "", PromptInjected
+		}
+	}
+	if name, ok := tagText(text, "command-name"); ok && (strings.HasPrefix(text, "<command-") || strings.HasPrefix(text, "<command-message>")) {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			return "", PromptInjected
+		}
+		if !strings.HasPrefix(name, "/") {
+			name = "/" + name
+		}
+		if args, _ := tagText(text, "command-args"); strings.TrimSpace(args) != "" {
+			name += " " + strings.TrimSpace(args)
+		}
+		return name, PromptCommand
+	}
+	return text, PromptPerson
+}
+
+// addedTags are the blocks Claude Code adds to what the person typed.
+var addedTags = []string{"system-reminder", "ide_opened_file", "ide_selection"}
+
+// stripTag removes every <tag>…</tag> span of s (an unclosed one to the
+// end).
+func stripTag(s, tag string) string {
+	open, closing := "<"+tag+">", "</"+tag+">"
+	for {
+		i := strings.Index(s, open)
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i:], closing)
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + s[i+j+len(closing):]
+	}
+}
+
+// tagText is the text between <tag> and </tag> in s.
+func tagText(s, tag string) (string, bool) {
+	_, rest, ok := strings.Cut(s, "<"+tag+">")
+	if !ok {
+		return "", false
+	}
+	in, _, ok := strings.Cut(rest, "</"+tag+">")
+	return in, ok
 }

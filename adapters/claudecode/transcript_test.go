@@ -94,6 +94,36 @@ func TestReadTranscript(t *testing.T) {
 			wantAsst: "a",
 		},
 		{
+			// A background task's notification starts a turn of its own,
+			// whose prompt is still the person's.
+			name:     "a task notification is not the person's",
+			lines:    []string{userLine("refresh the radar"), assistantLine("started"), userLine("<task-notification>\n<task-id>b1</task-id>\n</task-notification>"), assistantLine("it finished")},
+			wantUser: "refresh the radar",
+			wantAsst: "it finished",
+		},
+		{
+			name: "a command that ran locally is not a prompt; one the model got is",
+			lines: []string{userLine("<command-message>rain-review</command-message>\n<command-name>/rain-review</command-name>\n<command-args>a.py</command-args>"),
+				assistantLine("reviewed"), userLine("/compact"), userLine("<local-command-caveat>Caveat: …</local-command-caveat>"),
+				userLine("<command-name>/compact</command-name>"), userLine("<local-command-stdout>Compacted</local-command-stdout>")},
+			wantUser: "/rain-review a.py",
+			wantAsst: "reviewed",
+		},
+		{
+			// 2.1's last-prompt lines are cut at 200 characters and not
+			// written for every turn: the prompt itself is read.
+			name:     "a prompt before a stale last-prompt line",
+			lines:    []string{`{"type":"last-prompt","lastPrompt":"an earlier prompt"}`, userLine("the prompt of this turn"), assistantLine("answer")},
+			wantUser: "the prompt of this turn",
+			wantAsst: "answer",
+		},
+		{
+			name:     "last-prompt when no prompt is in the tail",
+			lines:    []string{`{"type":"last-prompt","lastPrompt":"kept by last-prompt"}`, assistantLine("answer")},
+			wantUser: "kept by last-prompt",
+			wantAsst: "answer",
+		},
+		{
 			name:     "beyond the bounded tail",
 			lines:    append([]string{userLine("too far back"), assistantLine("also too far")}, slicesRepeat(big, claudecode.MaxTranscriptTail/len(big)+2)...),
 			wantUser: "",
