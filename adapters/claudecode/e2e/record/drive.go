@@ -130,7 +130,13 @@ func (r *recorder) claudeOnce(label string, turns []turn, args ...string) (*runO
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // what is left of the group
+	pgid := cmd.Process.Pid
+	stop := func() { syscall.Kill(-pgid, syscall.SIGKILL) }
+	started.Store(fmt.Sprintf("pgid %d", pgid), stop)
+	defer func() {
+		stop() // what is left of the group
+		started.Delete(fmt.Sprintf("pgid %d", pgid))
+	}()
 
 	lines := make(chan outLine, 64)
 	readDone := make(chan struct{})

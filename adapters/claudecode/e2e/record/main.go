@@ -21,7 +21,8 @@
 //     command, a plain turn, a skill invoked as a slash command and one
 //     the model invokes with the Skill tool (where the version has skills);
 //   - sdk (stream-json input, one process): a slash command, a plain turn;
-//   - resumed (-p --resume of image), other-model (--model glm-4.6).
+//   - resumed (-p --resume of image), continued (-p --resume of work,
+//     after its compaction), other-model (--model glm-4.6).
 //
 // Next to the transcripts it writes manifest.json: each run's session
 // ids and turns as the person typed them (and whether the model got
@@ -47,12 +48,14 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/claudecode/modelserver"
@@ -78,10 +81,33 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: record -claude BIN -out DIR [-keep]")
 		os.Exit(2)
 	}
+	// Stopped, it stops what it started: the CLIs' process groups and
+	// the terminals they run in.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		stopAll()
+		fmt.Fprintln(os.Stderr, "record: stopped")
+		os.Exit(1)
+	}()
 	if err := run(*cli, *out, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "record:", err)
 		os.Exit(1)
 	}
+}
+
+// started holds how to stop each process group and terminal the
+// recorder started and has not stopped yet, by a name of its own.
+var started sync.Map
+
+// stopAll stops everything in started.
+func stopAll() {
+	started.Range(func(k, v any) bool {
+		v.(func())()
+		started.Delete(k)
+		return true
+	})
 }
 
 // recorder is one version's recording.
@@ -452,6 +478,13 @@ func (r *recorder) sessions() error {
 		resume := turn{Text: "SCENARIO:other-model How long is the forecast module?"}
 		r.do("resumed", nil, resume.Text, "--resume", ids[0])
 		r.lastRunTurn(resume)
+	}
+	// The work session again, after its compaction: 1.0 starts a session
+	// of its own with the conversation since the compaction.
+	if ids := r.sessionIDs("work"); len(ids) > 0 {
+		cont := turn{Text: "SCENARIO:c2-plain What changed in git since the first commit?"}
+		r.do("continued", nil, cont.Text, "--resume", ids[0])
+		r.lastRunTurn(cont)
 	}
 	other := turn{Text: "SCENARIO:other-model How long is the forecast module?"}
 	r.do("other-model", nil, other.Text, "--model", "glm-4.6")

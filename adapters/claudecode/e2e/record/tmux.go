@@ -56,7 +56,12 @@ func (r *recorder) interactive(label string, turns []turn, args ...string) error
 	if out, err := tm("new-session", "-d", "-s", "cc", "-x", "200", "-y", "50", "sh "+shellQuote(script)); err != nil {
 		return fmt.Errorf("%s: tmux: %v: %s", label, err, out)
 	}
-	defer tm("kill-server")
+	stop := func() { tm("kill-server") }
+	started.Store("tmux "+sock, stop)
+	defer func() {
+		stop()
+		started.Delete("tmux " + sock)
+	}()
 	screen := func() string {
 		out, _ := tm("capture-pane", "-p", "-t", "cc")
 		return string(out)
