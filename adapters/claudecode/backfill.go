@@ -485,6 +485,9 @@ type backfill struct {
 	tools   map[string]bfBlock // tool_use blocks awaiting their result
 	copied  map[string]bool    // tool_use ids of copied turns
 	answers map[string]bool    // the ids of the model's messages read so far
+	// lastAnswer is the id of the message of the last line of the model's,
+	// copiedAnswer that of the last message found to be a copy.
+	lastAnswer, copiedAnswer string
 }
 
 // pendingPrompt is a prompt waiting for its turn's first answer.
@@ -510,21 +513,23 @@ func (b *backfill) line(l bfLine) error {
 		if json.Unmarshal(l.Message.Content, &blocks) != nil {
 			return nil
 		}
+		copied := false
 		if !l.sidechain {
-			if err := b.answered(l); err != nil {
+			var err error
+			if copied, err = b.answered(l); err != nil {
 				return err
 			}
 		}
 		for _, bl := range blocks {
 			if bl.Type == "tool_use" && bl.ID != "" {
-				if b.copying {
+				if b.copying || copied {
 					b.copied[bl.ID] = true
 				} else {
 					b.tools[bl.ID] = bl
 				}
 			}
 		}
-		if l.sidechain || !b.inTurn || b.copying {
+		if l.sidechain || !b.inTurn || b.copying || copied {
 			return nil
 		}
 		if t := messageText(l.Message.Content, true); t != "" {
@@ -598,27 +603,33 @@ func notice(text string) bool {
 // lineText is a user line's text.
 func lineText(l bfLine) string { return messageText(l.Message.Content, false) }
 
-// answered takes the first answer of a pending prompt: the prompt starts
-// a turn of the person's, or of a copy.
-func (b *backfill) answered(l bfLine) error {
+// answered reads a line of the model's answer in the session's own
+// thread and reports whether it is a copy: a message read before (its
+// blocks are lines one after the other; a message whose id comes back
+// after another's is written again). The first answer of a pending prompt
+// decides whose the prompt's turn is: the person's, or a copy's.
+func (b *backfill) answered(l bfLine) (copied bool, err error) {
 	id := l.Message.ID
-	seen := id != "" && b.answers[id]
+	copied = id != "" && (b.answers[id] && id != b.lastAnswer || id == b.copiedAnswer)
 	if id != "" {
-		b.answers[id] = true
+		b.answers[id], b.lastAnswer = true, id
+		if copied {
+			b.copiedAnswer = id // its other blocks too
+		}
 	}
 	p := b.pending
 	if p == nil {
-		return nil
+		return copied, nil
 	}
 	b.pending = nil
 	at := p.line.Timestamp
-	if seen || !at.IsZero() && !l.Timestamp.IsZero() && l.Timestamp.Sub(at) < copiedWithin {
+	if copied || !at.IsZero() && !l.Timestamp.IsZero() && l.Timestamp.Sub(at) < copiedWithin {
 		b.copying = true
-		return nil
+		return true, nil
 	}
-	err := b.prompt(p.line, p.text)
+	err = b.prompt(p.line, p.text)
 	b.at = l.Timestamp
-	return err
+	return false, err
 }
 
 // dropLocal drops a pending slash command: a local command's output (or
