@@ -39,6 +39,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -70,6 +71,9 @@ const (
 	tmpHolder  = "/tmp"
 	baseHolder = "/tmp/rec"
 	cliHolder  = "/opt/claude-code"
+	// kernelHolder stands for this machine's kernel release, which the
+	// CLI writes into its environment notes (OS Version: Linux …).
+	kernelHolder = "6.8.0-1-generic"
 )
 
 func main() {
@@ -719,7 +723,8 @@ var nonAlnum = regexp.MustCompile(`[^A-Za-z0-9]`)
 // home to /home/dev, its temp folder to /tmp, the rest of the scratch
 // folder to /tmp/rec, the CLI's install folder to /opt/claude-code;
 // also in the CLI's encoding of a path as a folder name (every
-// character but letters and digits becomes '-').
+// character but letters and digits becomes '-'). The kernel release
+// becomes kernelHolder.
 func (r *recorder) scrub(s string) string {
 	type pair struct{ from, to string }
 	pairs := []pair{
@@ -733,6 +738,9 @@ func (r *recorder) scrub(s string) string {
 	enc := func(p string) string { return nonAlnum.ReplaceAllString(p, "-") }
 	for _, p := range slices.Clone(pairs) {
 		pairs = append(pairs, pair{enc(p.from), enc(p.to)})
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil && len(bytes.TrimSpace(b)) > 0 {
+		pairs = append(pairs, pair{string(bytes.TrimSpace(b)), kernelHolder})
 	}
 	for _, p := range pairs {
 		s = strings.ReplaceAll(s, p.from, p.to)
