@@ -256,7 +256,9 @@ type bfBlock struct {
 // tool_result (PostToolUse, or PostToolUseFailure when is_error), the
 // sub-agents' as well (their lines merged in by time, as their hooks
 // fired), each turn's end (Stop, with the turn's prompt and last
-// assistant text) and SessionEnd.
+// assistant text: at the answer that ends the turn, else when the person
+// types again; a background task's notification the model answers ends
+// the turn before and opens one under the same prompt) and SessionEnd.
 //
 // A prompt is what the person typed: a slash command that reached the
 // model is its "/name args"; what Claude Code writes in the person's name
@@ -281,6 +283,8 @@ func Backfill(sessionID, path string, o BackfillOptions, emit func(BackfillCall)
 // turn to be a copy: a model's answer takes longer than this to come.
 const copiedWithin = 50 * time.Millisecond
 
+// backfillClaude is Backfill of a transcript FindTranscripts found, with
+// the sub-agents' transcripts it found for it.
 func backfillClaude(f TranscriptFile, o BackfillOptions, emit func(BackfillCall) error) (BackfillCounts, error) {
 	var counts BackfillCounts
 	main, err := openLines(f.Path, false)
