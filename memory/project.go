@@ -11,9 +11,16 @@ import (
 // git top level (a linked worktree maps to its main repository), else the
 // basename of the folder itself. It reads .git directly instead of running
 // git, so it costs microseconds.
+//
+// A Windows path read on another system (a transcript back-filled
+// elsewhere: C:\Users\me\will-it-rain) is named by its last folder; its
+// repository cannot be looked for here.
 func ProjectOf(cwd string) string {
 	if cwd == "" {
 		return ""
+	}
+	if foreignWindowsPath(cwd) {
+		return path.Base(windowsSlash(cwd))
 	}
 	root := RootOf(cwd)
 	if main := worktreeMain(filepath.Join(root, ".git")); main != "" {
@@ -70,10 +77,23 @@ func worktreeMain(gitFile string) string {
 // RelPath is p relative to the folder cwd, with forward slashes, when p
 // lies inside it; otherwise p cleaned. Paths that start with "$" (a
 // placeholder such as $HOME) are kept as they are.
+//
+// Windows paths read on another system are compared as Windows compares
+// them: either slash, and letters in any case.
 func RelPath(cwd, p string) string {
 	p = strings.TrimSpace(p)
 	if p == "" {
 		return ""
+	}
+	if foreignWindowsPath(p) || foreignWindowsPath(cwd) {
+		p, c := windowsSlash(p), strings.TrimRight(windowsSlash(cwd), "/")
+		switch {
+		case c != "" && strings.EqualFold(p, c):
+			return "."
+		case c != "" && len(p) > len(c) && p[len(c)] == '/' && strings.EqualFold(p[:len(c)], c):
+			return path.Clean(p[len(c)+1:])
+		}
+		return path.Clean(p)
 	}
 	p = filepath.ToSlash(p)
 	if cwd != "" {
@@ -94,3 +114,19 @@ func RelPath(cwd, p string) string {
 	}
 	return p
 }
+
+// foreignWindowsPath reports a Windows path (C:\…, C:/…, \\server\…) on
+// a system whose paths are not Windows's.
+func foreignWindowsPath(p string) bool {
+	if filepath.Separator == '\\' {
+		return false
+	}
+	if strings.HasPrefix(p, `\\`) {
+		return true
+	}
+	return len(p) >= 3 && p[1] == ':' && (p[2] == '\\' || p[2] == '/') &&
+		('a' <= p[0] && p[0] <= 'z' || 'A' <= p[0] && p[0] <= 'Z')
+}
+
+// windowsSlash is a Windows path with forward slashes.
+func windowsSlash(p string) string { return strings.ReplaceAll(p, `\`, "/") }

@@ -265,7 +265,10 @@ type Event struct {
 	// answer last (StopParams.Texts, or the transcript's), cleaned and
 	// bounded (BoundTexts).
 	Texts []TurnText `json:"texts,omitempty"`
-	Time  time.Time  `json:"time"`
+	// Time is when the event's work happened; Queued when it entered the
+	// queue (later, for history brought in after the fact).
+	Time   time.Time `json:"time"`
+	Queued time.Time `json:"queued,omitzero"`
 }
 
 // ContentHash identifies an observation's content within its session, for

@@ -11,7 +11,8 @@ import (
 )
 
 // StaleQueueAge is how long an event may wait in the queue before Doctor
-// calls it stale.
+// calls it stale: counted from when it was queued, not from when its work
+// happened (a back-fill queues work of months ago).
 const StaleQueueAge = 10 * time.Minute
 
 // Doctor checks the invariants of docs/architecture.md §5: every observation's memory
@@ -27,6 +28,9 @@ func (m *Memory) Doctor(ctx context.Context) (memory.DoctorResult, error) {
 		res.Problems = append(res.Problems, memory.Problem{Check: check, Detail: fmt.Sprintf(format, args...)})
 	}
 	var tools, withoutEvidence int
+	var stale int           // events waiting longer than StaleQueueAge
+	var oldest memory.Event // the one waiting longest
+	var oldestAge time.Duration
 	now := m.now()
 	err := m.store.view(func(txn *badger.Txn) error {
 		owner := map[string]uint64{} // memorySessionId -> session id
@@ -97,12 +101,23 @@ func (m *Memory) Doctor(ctx context.Context) (memory.DoctorResult, error) {
 				add("queue", "queue entry %x does not decode: %v", item.Key(), err)
 				return nil
 			}
-			if age := now.Sub(e.Time); age > StaleQueueAge {
-				add("stale-queue", "event %d of session %s has waited %s", e.ID, e.ContentSessionID, age.Round(time.Second))
+			queued := e.Queued
+			if queued.IsZero() {
+				queued = e.Time // queued before events kept when
+			}
+			if age := now.Sub(queued); age > StaleQueueAge {
+				stale++
+				if age > oldestAge {
+					oldest, oldestAge = e, age
+				}
 			}
 			return nil
 		})
 	})
+	if stale > 0 {
+		add("stale-queue", "%d events have waited in the queue longer than %v; the oldest, event %d of session %s, for %s",
+			stale, StaleQueueAge, oldest.ID, oldest.ContentSessionID, oldestAge.Round(time.Second))
+	}
 	if withoutEvidence > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("%d of %d observations of tool runs were made before observations kept their evidence; their raw events are gone, so search finds them by their notes only", withoutEvidence, tools))
 	}

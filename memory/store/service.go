@@ -494,7 +494,7 @@ func (m *Memory) enqueue(ctx context.Context, csid, project, eventKey string, at
 		}
 		e := ev
 		e.SessionID, e.ContentSessionID, e.PromptNumber = sess.ID, sess.ContentSessionID, sess.PromptCounter
-		e.Project, e.Time = sess.Project, now
+		e.Project, e.Time, e.Queued = sess.Project, now, m.now()
 		if eventID == 0 {
 			id, err := m.store.next("event")
 			if err != nil {

@@ -137,11 +137,11 @@ func UserText(content json.RawMessage) string {
 
 // OwnText reports whether the text of a user message is one Claude Code
 // writes itself rather than a prompt the person typed: a local slash
-// command and its output, an interruption notice, a background task's
-// notification. Such a message still starts a new stretch of the
-// conversation (ReadLastTurn stops there).
+// command and its output, an interruption notice, a background task's,
+// shell's or agent's notification. Such a message still starts a new
+// stretch of the conversation (ReadLastTurn stops there).
 func OwnText(text string) bool {
-	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "<task-notification>", "[Request interrupted by user"} {
+	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "<task-notification>", "<bash-notification>", "<agent-notification>", "[Request interrupted by user"} {
 		if strings.HasPrefix(text, p) {
 			return true
 		}

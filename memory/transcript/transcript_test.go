@@ -123,6 +123,15 @@ func TestReadLastTurn(t *testing.T) {
 			complete:   true,
 		},
 		{
+			// 2.0.76 names a background shell's and a background agent's
+			// ends apart from a task's.
+			name:       "a background shell's or agent's notification has no prompt either",
+			lines:      []string{userLine("go"), textLine("started"), userLine("<bash-notification>\n<shell-id>ba33168</shell-id>\n<status>completed</status>\n</bash-notification>"), textLine("The shell finished."), userLine("<agent-notification>\n<agent-id>a6b5626</agent-id>\n</agent-notification>"), textLine("The agent finished.")},
+			wantPrompt: "",
+			wantTexts:  texts("The agent finished."),
+			complete:   true,
+		},
+		{
 			name:       "lines across chunk boundaries",
 			lines:      []string{big, userLine("before the blobs"), big, textLine("between"), big, big, filler(70 << 10)},
 			wantPrompt: "before the blobs",

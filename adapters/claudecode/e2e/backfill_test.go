@@ -22,8 +22,9 @@ import (
 // time of their transcript line); the memory session ids
 // (each home's agent run has its own), and the context and recall the
 // hooks gave the live session (a back-fill shows nothing to an agent, so
-// it asks for none). Subagents' tool runs are not in this session; live
-// they are recorded, a back-fill skips their lines (isSidechain).
+// it asks for none). The session runs no sub-agent; sub-agents' tool runs
+// are compared with their live records on the recorded transcripts of
+// every version (adapters/hosts/backfill/transcripts_test.go).
 func TestMnemoBackfillEqualsLive(t *testing.T) {
 	h := newHarness(t)
 	mnemoBin, hookBin := harness.Mnemo(t, h.root)

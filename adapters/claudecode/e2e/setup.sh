@@ -4,7 +4,9 @@
 #
 # usage: setup.sh [DIR]
 #   DIR  install folder; default $MNEMO_CLAUDE_CACHE, else <repo>/.cache/claude-code
-#        (git-ignored).
+#        (git-ignored), or <repo>/.cache/claude-code-<version> for another version.
+# Env: MNEMO_CLAUDE_VERSION installs that version instead of the pinned one
+#   (the transcript recorder, record/record.sh, installs several).
 #
 # Idempotent: when DIR already holds a working CLI of the pinned version, nothing
 # is downloaded. A fresh install goes into a staging folder next to DIR and is
@@ -15,12 +17,15 @@
 # The tests themselves never touch the network.
 set -eu
 
-VERSION=2.1.330
+PINNED=2.1.330
+VERSION=${MNEMO_CLAUDE_VERSION:-$PINNED}
 PKG=@anthropic-ai/claude-code
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../../.." && pwd)
-dir=${1:-${MNEMO_CLAUDE_CACHE:-$repo/.cache/claude-code}}
+default=$repo/.cache/claude-code
+[ "$VERSION" = "$PINNED" ] || default=$default-$VERSION
+dir=${1:-${MNEMO_CLAUDE_CACHE:-$default}}
 mkdir -p "$(dirname "$dir")"
 dir=$(cd "$(dirname "$dir")" && pwd)/$(basename "$dir")
 

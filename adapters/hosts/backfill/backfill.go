@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -59,6 +60,10 @@ type Transcript struct {
 	// Cwd is the session's folder where finding the file read it (Codex,
 	// Gemini); Claude Code's is read by ClaudeCodeCwd.
 	Cwd string
+	// Sidechains are the transcripts of the session's sub-agents that are
+	// files of their own (Claude Code: agent-*.jsonl beside the session,
+	// or in <session>/subagents/); their tool runs are the session's.
+	Sidechains []string
 }
 
 // ClaudeCodeRoot is the folder Claude Code keeps its transcripts in:
@@ -75,13 +80,21 @@ func ClaudeCodeRoot() (string, error) {
 }
 
 // FindClaudeCode lists the session transcripts under root
-// (<root>/<encoded-cwd>/<session-id>.jsonl; subagents' files, in folders
-// below, are not sessions), oldest first. A root that does not exist has
-// none.
+// (<root>/<encoded-cwd>/<session-id>.jsonl), oldest first, each with its
+// sub-agents' transcripts: the <session-id>/subagents/agent-*.jsonl
+// files of Claude Code 2.1, and the agent-*.jsonl files beside the
+// sessions (2.0) whose lines name the session. A root that does not
+// exist has none.
 func FindClaudeCode(root string) ([]Transcript, error) {
 	var out []Transcript
+	byDir := map[string][]string{} // agent-*.jsonl beside the sessions, by folder
 	err := walkFiles(root, "", []string{".jsonl"}, func(path string, fi os.FileInfo) error {
-		if rel, _ := filepath.Rel(root, path); strings.Count(filepath.ToSlash(rel), "/") != 1 {
+		rel, _ := filepath.Rel(root, path)
+		if strings.Count(filepath.ToSlash(rel), "/") != 1 {
+			return nil // below a session's folder: read with the session
+		}
+		if strings.HasPrefix(filepath.Base(path), "agent-") {
+			byDir[filepath.Dir(path)] = append(byDir[filepath.Dir(path)], path)
 			return nil
 		}
 		out = append(out, Transcript{
@@ -92,8 +105,61 @@ func FindClaudeCode(root string) ([]Transcript, error) {
 		})
 		return nil
 	})
+	// Each agent file beside the sessions belongs to the session its
+	// first line names.
+	owner := map[string][]string{} // session file → its agents' files
+	for dir, agents := range byDir {
+		for _, a := range agents {
+			if sid := transcriptSessionID(a); sid != "" {
+				p := filepath.Join(dir, sid+".jsonl")
+				owner[p] = append(owner[p], a)
+			}
+		}
+	}
+	for i := range out {
+		out[i].Sidechains = append(owner[out[i].Path], subagentFiles(out[i].Path)...)
+		sort.Strings(out[i].Sidechains)
+	}
 	sortTranscripts(out)
 	return out, err
+}
+
+// sidechainsOf finds the sub-agents' transcripts of the session sessionID
+// whose transcript is path, as FindClaudeCode does.
+func sidechainsOf(sessionID, path string) []string {
+	var out []string
+	beside, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "agent-*.jsonl"))
+	for _, a := range beside {
+		if transcriptSessionID(a) == sessionID {
+			out = append(out, a)
+		}
+	}
+	out = append(out, subagentFiles(path)...)
+	sort.Strings(out)
+	return out
+}
+
+// subagentFiles lists <session>/subagents/*.jsonl of a session transcript.
+func subagentFiles(path string) []string {
+	files, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "*.jsonl"))
+	return files
+}
+
+// transcriptSessionID is the sessionId of a transcript's first line that
+// has one, "" if none of its first 50 lines does.
+func transcriptSessionID(path string) string {
+	var sid string
+	_ = headLines(path, 50, func(line []byte) bool {
+		var l struct {
+			SessionID string `json:"sessionId"`
+		}
+		if json.Unmarshal(line, &l) == nil && l.SessionID != "" {
+			sid = l.SessionID
+			return true
+		}
+		return false
+	})
+	return sid
 }
 
 // Key is the event key of one rebuilt stage: memory's
@@ -165,8 +231,12 @@ type bfLine struct {
 	IsCompactSummary bool            `json:"isCompactSummary"`
 	ToolUseResult    json.RawMessage `json:"toolUseResult"`
 	Message          struct {
-		Content json.RawMessage `json:"content"`
+		ID         string          `json:"id"`
+		StopReason string          `json:"stop_reason"`
+		Content    json.RawMessage `json:"content"`
 	} `json:"message"`
+
+	sidechain bool // a sub-agent's line: flagged, or read from its own file
 }
 
 // bfBlock is one block of a message's content array.
@@ -181,15 +251,28 @@ type bfBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// ClaudeCode reads the Claude Code transcript of session sessionID at path, from the
-// first line to the last, and rebuilds the calls the live hooks would have
+// ClaudeCode reads the Claude Code transcript of session sessionID at
+// path, from the first line to the last, with its sub-agents' transcripts
+// (FindClaudeCode says where they are), and rebuilds the calls the live
+// hooks would have
 // made, in their order: SessionStart (the first cwd of the lines), each
-// user prompt (UserPromptSubmit), each tool_use paired with its
-// tool_result (PostToolUse, or PostToolUseFailure when is_error), each
-// turn's end (Stop, with the turn's prompt and last assistant text) and
-// SessionEnd. Lines of subagents (isSidechain), meta messages, compaction
-// summaries and lines that do not parse are skipped, as are user messages
-// that only carry tool results (they are the tool runs).
+// prompt of the person (UserPromptSubmit), each tool_use paired with its
+// tool_result (PostToolUse, or PostToolUseFailure when is_error), the
+// sub-agents' as well (their lines merged in by time, as their hooks
+// fired), each turn's end (Stop, with the turn's prompt and last
+// assistant text: at the answer that ends the turn, else when the person
+// types again; a background task's notification the model answers ends
+// the turn before and opens one under the same prompt) and SessionEnd.
+//
+// A prompt is what the person typed: a slash command that reached the
+// model is its "/name args"; what Claude Code writes in the person's name
+// is not (hook.PersonPrompt: command outputs, caveats, task notifications,
+// skill bodies, compaction summaries, meta messages), and neither is a
+// turn copied from an earlier transcript (a resumed or forked session
+// starts with the conversation it continues; an SDK session in 1.0 writes
+// the conversation again before each new message): a copied prompt's
+// answer was written in the same instant as the prompt, or had been
+// written before. Lines that do not parse are skipped.
 //
 // Each call goes through Translate, as the hook's payload would, so that
 // privacy and the tool skip list apply alike; the calls carry
@@ -197,28 +280,82 @@ type bfBlock struct {
 // error stops the read and is returned. A transcript with no prompt gives
 // no call.
 func ClaudeCode(sessionID, path string, o Options, emit func(Call) error) (Counts, error) {
-	var counts Counts
-	f, err := os.Open(path)
-	if err != nil {
-		return counts, fmt.Errorf("read transcript: %w", err)
-	}
-	defer f.Close()
+	return claudeCode(Transcript{SessionID: sessionID, Path: path, Sidechains: sidechainsOf(sessionID, path)}, o, emit)
+}
 
-	b := &backfill{sid: sessionID, path: path, o: o, emit: emit, counts: &counts, tools: map[string]bfBlock{}}
-	r := bufio.NewReaderSize(f, 64<<10)
+// copiedWithin is how soon after a prompt its answer was written for the
+// turn to be a copy: a model's answer takes longer than this to come.
+const copiedWithin = 50 * time.Millisecond
+
+// claudeCode is ClaudeCode of a transcript FindClaudeCode found, with the
+// sub-agents' transcripts it found for it.
+func claudeCode(f Transcript, o Options, emit func(Call) error) (Counts, error) {
+	var counts Counts
+	main, err := openLines(f.Path, false)
+	if err != nil {
+		return counts, err
+	}
+	defer main.close()
+	var sides []*lineReader
+	defer func() {
+		for _, s := range sides {
+			s.close()
+		}
+	}()
+	for _, p := range f.Sidechains {
+		s, err := readSidechain(p)
+		if err != nil {
+			return counts, err
+		}
+		sides = append(sides, s)
+	}
+
+	b := &backfill{sid: f.SessionID, path: f.Path, o: o, emit: emit, counts: &counts,
+		tools: map[string]bfBlock{}, copied: map[string]bool{}, answers: map[string]bool{}}
+	// drain handles the sub-agents' lines written before t (all of them
+	// when t is zero), oldest first.
+	drain := func(t time.Time) error {
+		for {
+			var next *lineReader
+			for _, s := range sides {
+				l, ok, err := s.peek()
+				if err != nil {
+					return err
+				}
+				if ok && (t.IsZero() || l.Timestamp.Before(t)) && (next == nil || l.Timestamp.Before(next.next.Timestamp)) {
+					next = s
+				}
+			}
+			if next == nil {
+				return nil
+			}
+			if err := b.line(next.take()); err != nil {
+				return err
+			}
+		}
+	}
 	for {
-		line, rerr := readLine(r)
-		if len(line) > 0 {
-			if err := b.line(line); err != nil {
+		l, ok, err := main.peek()
+		if err != nil {
+			return counts, err
+		}
+		if !ok {
+			break
+		}
+		if !l.Timestamp.IsZero() {
+			if err := drain(l.Timestamp); err != nil {
 				return counts, err
 			}
 		}
-		if rerr == io.EOF {
-			break
+		if err := b.line(main.take()); err != nil {
+			return counts, err
 		}
-		if rerr != nil {
-			return counts, fmt.Errorf("read transcript: %w", rerr)
-		}
+	}
+	if err := drain(time.Time{}); err != nil {
+		return counts, err
+	}
+	if err := b.flush(); err != nil {
+		return counts, err
 	}
 	if !b.started {
 		return counts, nil
@@ -233,6 +370,89 @@ func ClaudeCode(sessionID, path string, o Options, emit func(Call) error) (Count
 	}
 	counts.Sessions = 1
 	return counts, nil
+}
+
+// lineReader reads a transcript's lines one at a time, with one line of
+// look-ahead; lines that do not parse are skipped. A sub-agent's
+// transcript is read whole and ordered by time (readSidechain).
+type lineReader struct {
+	f         *os.File
+	r         *bufio.Reader
+	sidechain bool
+	next      bfLine
+	has, eof  bool
+	lines     []bfLine // the lines still to come, when read whole
+}
+
+// readSidechain reads a sub-agent's transcript whole, its lines ordered by
+// time: 2.1 writes them out of order (a tool's result before the call).
+// A line without a time keeps the place of the line before it.
+func readSidechain(path string) (*lineReader, error) {
+	lr, err := openLines(path, true)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.close()
+	var lines []bfLine
+	var last time.Time
+	for {
+		l, ok, err := lr.peek()
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		lr.take()
+		if l.Timestamp.IsZero() {
+			l.Timestamp = last
+		}
+		last = l.Timestamp
+		lines = append(lines, l)
+	}
+	sort.SliceStable(lines, func(i, j int) bool { return lines[i].Timestamp.Before(lines[j].Timestamp) })
+	return &lineReader{sidechain: true, lines: lines, eof: true}, nil
+}
+
+func openLines(path string, sidechain bool) (*lineReader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read transcript: %w", err)
+	}
+	return &lineReader{f: f, r: bufio.NewReaderSize(f, 64<<10), sidechain: sidechain}, nil
+}
+
+func (lr *lineReader) close() {
+	if lr.f != nil {
+		lr.f.Close()
+	}
+}
+
+// peek returns the next line without taking it; ok is false at the end.
+func (lr *lineReader) peek() (bfLine, bool, error) {
+	if !lr.has && len(lr.lines) > 0 {
+		lr.next, lr.has, lr.lines = lr.lines[0], true, lr.lines[1:]
+	}
+	for !lr.has && !lr.eof {
+		raw, err := readLine(lr.r)
+		if err == io.EOF {
+			lr.eof = true
+		} else if err != nil {
+			return bfLine{}, false, fmt.Errorf("read transcript: %w", err)
+		}
+		var l bfLine
+		if len(raw) > 0 && json.Unmarshal(raw, &l) == nil {
+			l.sidechain = lr.sidechain || l.IsSidechain
+			lr.next, lr.has = l, true
+		}
+	}
+	return lr.next, lr.has, nil
+}
+
+// take returns the line peek returned and moves past it.
+func (lr *lineReader) take() bfLine {
+	lr.has = false
+	return lr.next
 }
 
 // readLine reads one line of any length, without its newline.
@@ -256,31 +476,49 @@ type backfill struct {
 	counts    *Counts
 
 	cwd     string    // the last cwd seen
-	at      time.Time // the time of the last line that had one
+	at      time.Time // the time of the line being read
 	last    string    // the uuid of the last line read
 	started bool      // SessionStart sent
+	// A prompt not yet sent: it is the person's when an answer follows
+	// that is not a copy, and for a slash command, when it reached the
+	// model at all.
+	pending *pendingPrompt
 	// The open turn: its prompt's uuid and text, the last assistant text
 	// so far, and its texts as the daemon reads a live turn's
 	// (memory/transcript).
 	turnUUID, turnPrompt, turnAssistant string
 	inTurn                              bool
 	turn                                transcript.Turn
-	tools                               map[string]bfBlock // tool_use blocks awaiting their result
+	// stretch: a line the daemon's reader stops at came after the turn's
+	// texts so far; what the model writes next starts them again.
+	stretch bool
+	// copying: the turn being read is a copy of an earlier one.
+	copying bool
+	caveat  time.Time          // when the last local command's caveat was written
+	tools   map[string]bfBlock // tool_use blocks awaiting their result
+	copied  map[string]bool    // tool_use ids of copied turns
+	answers map[string]bool    // the ids of the model's messages read so far
+	// lastAnswer is the id of the message of the last line of the model's,
+	// copiedAnswer that of the last message found to be a copy.
+	lastAnswer, copiedAnswer string
 }
 
-func (b *backfill) line(raw []byte) error {
-	var l bfLine
-	if json.Unmarshal(raw, &l) != nil || l.IsSidechain || l.IsMeta {
-		return nil
+// pendingPrompt is a prompt waiting for its turn's first answer.
+type pendingPrompt struct {
+	line    bfLine
+	text    string
+	command bool // a slash command: a prompt only if the model answered it
+}
+
+func (b *backfill) line(l bfLine) error {
+	if l.UUID != "" && !l.sidechain {
+		b.last = l.UUID
 	}
-	if l.Cwd != "" {
+	if l.Cwd != "" && !l.sidechain {
 		b.cwd = l.Cwd
 	}
 	if !l.Timestamp.IsZero() {
 		b.at = l.Timestamp
-	}
-	if l.UUID != "" {
-		b.last = l.UUID
 	}
 	switch l.Type {
 	case "assistant":
@@ -288,34 +526,155 @@ func (b *backfill) line(raw []byte) error {
 		if json.Unmarshal(l.Message.Content, &blocks) != nil {
 			return nil
 		}
-		for _, bl := range blocks {
-			if bl.Type == "tool_use" && bl.ID != "" {
-				b.tools[bl.ID] = bl
+		copied := false
+		if !l.sidechain {
+			var err error
+			if copied, err = b.answered(l); err != nil {
+				return err
 			}
 		}
-		if !b.inTurn {
+		for _, bl := range blocks {
+			if bl.Type == "tool_use" && bl.ID != "" {
+				if b.copying || copied {
+					b.copied[bl.ID] = true
+				} else {
+					b.tools[bl.ID] = bl
+				}
+			}
+		}
+		if l.sidechain || !b.inTurn || b.copying || copied {
 			return nil
+		}
+		if b.stretch {
+			b.turn, b.stretch = transcript.Turn{}, false
 		}
 		b.turn.AddAssistant(l.Message.Content)
 		if t := hook.MessageText(l.Message.Content, true); t != "" {
 			b.turnAssistant = t
 		}
-	case "user":
-		if l.IsCompactSummary {
-			return nil
+		if l.Message.StopReason == "end_turn" {
+			// The model is done: the turn ends here, as the live Stop
+			// fires, before what a background sub-agent does next.
+			return b.endTurn()
 		}
-		if prompt := hook.MessageText(l.Message.Content, false); prompt != "" {
-			if notPrompt(prompt) {
-				// What follows is a stretch of its own, as the daemon
-				// reads a live turn's texts (transcript.OwnText).
-				b.turn = transcript.Turn{}
-				return nil
+	case "user":
+		if l.sidechain {
+			return b.results(l) // a sub-agent's prompt is not the person's
+		}
+		if !l.IsMeta && !l.IsCompactSummary && transcript.UserText(l.Message.Content) != "" {
+			// What the model writes after this line is a stretch of its
+			// own, as the daemon reads a live turn's texts
+			// (transcript.ReadLastTurn stops at such a line); if the turn
+			// ends first, its Stop came before the line.
+			b.stretch = true
+		}
+		text, kind := hook.PersonPrompt(l.Message.Content, l.IsMeta || l.IsCompactSummary)
+		if t := lineText(l); l.IsMeta && (strings.HasPrefix(t, hook.Caveat) || strings.HasPrefix(t, "<local-command-caveat>")) {
+			b.caveat = l.Timestamp
+			b.dropLocal()
+		}
+		if (kind == hook.PromptPerson || kind == hook.PromptCommand) && !b.caveat.IsZero() && l.Timestamp.Sub(b.caveat) < copiedWithin {
+			// Written with a caveat: a local command as typed, or what
+			// it said ("This slash command can only be invoked by
+			// Claude"), never the model's.
+			kind = hook.PromptLocal
+		}
+		if p := b.pending; kind == hook.PromptPerson && p != nil && p.command && l.Timestamp.Sub(p.line.Timestamp) < copiedWithin {
+			return nil // the command's body, written with it: what the model got
+		}
+		switch kind {
+		case hook.PromptPerson, hook.PromptCommand:
+			// The person typed again: the turn before has ended.
+			if err := b.flush(); err != nil {
+				return err
 			}
-			return b.prompt(l, prompt)
+			if err := b.endTurn(); err != nil {
+				return err
+			}
+			b.pending = &pendingPrompt{line: l, text: text, command: kind == hook.PromptCommand}
+			return nil
+		case hook.PromptLocal:
+			b.dropLocal()
+			return nil
+		case hook.PromptInjected:
+			if notice(lineText(l)) && b.started && !b.copying {
+				// The model answers a task's notification in a turn of its
+				// own: the turn before ends (its Stop, as live), the
+				// person's prompt stays the turn's.
+				if err := b.endTurn(); err != nil {
+					return err
+				}
+				b.inTurn, b.turnUUID, b.turnAssistant, b.turn, b.stretch = true, l.UUID, "", transcript.Turn{}, false
+			}
+			return nil
 		}
 		return b.results(l)
 	}
 	return nil
+}
+
+// notice reports a notification Claude Code sends the model when a
+// background task ends.
+func notice(text string) bool {
+	for _, p := range []string{"<task-notification>", "<bash-notification>", "<agent-notification>"} {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// lineText is a user line's text.
+func lineText(l bfLine) string { return hook.MessageText(l.Message.Content, false) }
+
+// answered reads a line of the model's answer in the session's own
+// thread and reports whether it is a copy: a message read before (its
+// blocks are lines one after the other; a message whose id comes back
+// after another's is written again). The first answer of a pending prompt
+// decides whose the prompt's turn is: the person's, or a copy's.
+func (b *backfill) answered(l bfLine) (copied bool, err error) {
+	id := l.Message.ID
+	copied = id != "" && (b.answers[id] && id != b.lastAnswer || id == b.copiedAnswer)
+	if id != "" {
+		b.answers[id], b.lastAnswer = true, id
+		if copied {
+			b.copiedAnswer = id // its other blocks too
+		}
+	}
+	p := b.pending
+	if p == nil {
+		return copied, nil
+	}
+	b.pending = nil
+	at := p.line.Timestamp
+	if copied || !at.IsZero() && !l.Timestamp.IsZero() && l.Timestamp.Sub(at) < copiedWithin {
+		b.copying = true
+		return true, nil
+	}
+	err = b.prompt(p.line, p.text)
+	b.at = l.Timestamp
+	return false, err
+}
+
+// dropLocal drops a pending slash command: a local command's output (or
+// its caveat) came before any answer, so it ran locally. 2.1 writes the
+// command first as typed ("/compact"), then as a command.
+func (b *backfill) dropLocal() {
+	if p := b.pending; p != nil && (p.command || strings.HasPrefix(p.text, "/")) {
+		b.pending = nil
+	}
+}
+
+// flush sends a pending prompt that had no answer: the person's (the
+// turn was interrupted before any answer), not a slash command's (it ran
+// locally, or not at all).
+func (b *backfill) flush() error {
+	p := b.pending
+	b.pending = nil
+	if p == nil || p.command {
+		return nil
+	}
+	return b.prompt(p.line, p.text)
 }
 
 // prompt ends the open turn and starts one with a user prompt.
@@ -323,30 +682,22 @@ func (b *backfill) prompt(l bfLine, prompt string) error {
 	if err := b.endTurn(); err != nil {
 		return err
 	}
+	b.copying = false
+	if !l.Timestamp.IsZero() {
+		b.at = l.Timestamp
+	}
 	if !b.started {
 		b.started = true
 		if err := b.send(&hosts.Payload{HookEventName: hosts.EventSessionStart, Source: "startup"}, ""); err != nil {
 			return err
 		}
 	}
-	b.inTurn, b.turnUUID, b.turnPrompt, b.turnAssistant, b.turn = true, l.UUID, prompt, "", transcript.Turn{}
+	b.inTurn, b.turnUUID, b.turnPrompt, b.turnAssistant, b.turn, b.stretch = true, l.UUID, prompt, "", transcript.Turn{}, false
 	if err := b.send(&hosts.Payload{HookEventName: hosts.EventUserPromptSubmit, Prompt: prompt}, l.UUID); err != nil {
 		return err
 	}
 	b.counts.Prompts++
 	return nil
-}
-
-// notPrompt reports whether a user message's text is one Claude Code
-// writes itself, never given to UserPromptSubmit: a local slash command
-// and its output, an interruption notice.
-func notPrompt(text string) bool {
-	for _, p := range []string{"<command-name>", "<command-message>", "<local-command-stdout>", "<local-command-stderr>", "<local-command-caveat>", "[Request interrupted by user"} {
-		if strings.HasPrefix(text, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // results sends the tool runs whose results a user line carries.
@@ -364,6 +715,9 @@ func (b *backfill) results(l bfLine) error {
 	for _, bl := range blocks {
 		if bl.Type != "tool_result" {
 			continue
+		}
+		if b.copied[bl.ToolUseID] {
+			continue // a copied turn's: sent with the turn it copies, if at all
 		}
 		use, ok := b.tools[bl.ToolUseID]
 		if !ok || !b.started {

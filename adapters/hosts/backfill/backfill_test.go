@@ -126,9 +126,10 @@ func eventKey(params any) string {
 }
 
 // TestBackfillTranscript rebuilds a transcript with two turns, a failed
-// tool, a tool on the skip list, a subagent's line, a meta line, a private
-// prompt and a line cut short, and checks the calls, their order and keys,
-// and that a second read gives the same keys.
+// tool, a tool on the skip list, a subagent's tool run (the session's, as
+// its hook would have sent it), a meta line, a private prompt and a line
+// cut short, and checks the calls, their order and keys, and that a
+// second read gives the same keys.
 func TestBackfillTranscript(t *testing.T) {
 	t.Setenv("MNEMO_SKIP_TOOLS", "")
 	dir := t.TempDir()
@@ -168,11 +169,11 @@ func TestBackfillTranscript(t *testing.T) {
 	for _, c := range calls {
 		events = append(events, c.Event)
 	}
-	wantEvents := "SessionStart UserPromptSubmit PostToolUseFailure PostToolUse Stop UserPromptSubmit Stop SessionEnd"
+	wantEvents := "SessionStart UserPromptSubmit PostToolUseFailure PostToolUse PostToolUse Stop UserPromptSubmit Stop SessionEnd"
 	if got := strings.Join(events, " "); got != wantEvents {
 		t.Fatalf("events = %s\nwant     %s", got, wantEvents)
 	}
-	if want := (backfill.Counts{Sessions: 1, Prompts: 2, ToolEvents: 2, Turns: 2, SkippedTools: 1}); n != want {
+	if want := (backfill.Counts{Sessions: 1, Prompts: 2, ToolEvents: 3, Turns: 2, SkippedTools: 1}); n != want {
 		t.Errorf("counts = %+v, want %+v", n, want)
 	}
 	if p := calls[1].Params.(*memory.UserPromptParams); p.Prompt != "fix the bug" || p.Cwd != "/p" {
@@ -181,19 +182,22 @@ func TestBackfillTranscript(t *testing.T) {
 	if p := calls[2].Params.(*memory.ToolUseParams); !strings.Contains(string(p.ToolResponse), `"error":"Exit code 3\nfailing"`) || p.ToolUseID != "t1" {
 		t.Errorf("failed tool = %s %s", p.ToolUseID, p.ToolResponse)
 	}
-	if p := calls[3].Params.(*memory.ToolUseParams); string(p.ToolResponse) != `{"type":"text","file":{"filePath":"/p/a.go"}}` {
+	if p := calls[3].Params.(*memory.ToolUseParams); p.ToolUseID != "t9" || p.Cwd != "/p" {
+		t.Errorf("sub-agent's tool = %s in %s", p.ToolUseID, p.Cwd)
+	}
+	if p := calls[4].Params.(*memory.ToolUseParams); string(p.ToolResponse) != `{"type":"text","file":{"filePath":"/p/a.go"}}` {
 		t.Errorf("tool response = %s", p.ToolResponse)
 	}
 	// The turn's texts, each with the calls it came right before; the
 	// prompt is the daemon's already.
-	if p := calls[4].Params.(*memory.StopParams); p.LastUserMessage != "" || p.LastAssistantMessage != "Fixed it." ||
+	if p := calls[5].Params.(*memory.StopParams); p.LastUserMessage != "" || p.LastAssistantMessage != "Fixed it." ||
 		!reflect.DeepEqual(p.Texts, []memory.TurnText{{Text: "Looking.", ToolUseIDs: []string{"t1"}}, {Text: "Fixed it."}}) {
 		t.Errorf("stop = %+v", p)
 	}
-	if p := calls[5].Params.(*memory.UserPromptParams); p.Prompt != hook.PrivateMarker {
+	if p := calls[6].Params.(*memory.UserPromptParams); p.Prompt != hook.PrivateMarker {
 		t.Errorf("private prompt sent as %q", p.Prompt)
 	}
-	if p := calls[6].Params.(*memory.StopParams); p.LastUserMessage != "" {
+	if p := calls[7].Params.(*memory.StopParams); p.LastUserMessage != "" {
 		t.Errorf("private turn's stop carries %q", p.LastUserMessage)
 	}
 	keys := map[string]bool{}
@@ -211,12 +215,22 @@ func TestBackfillTranscript(t *testing.T) {
 	}
 }
 
-func TestFindTranscripts(t *testing.T) {
+// FindClaudeCode lists the sessions, each with its sub-agents' files:
+// in <session>/subagents/ (2.1), or beside the sessions (2.0), where the
+// first line that names a session says whose.
+func TestFindClaudeCode(t *testing.T) {
 	root := t.TempDir()
-	for _, p := range []string{"-p-a/s1.jsonl", "-p-a/s1/subagents/agent-x.jsonl", "-p-b/s2.jsonl", "-p-b/notes.txt"} {
+	for _, p := range []string{"-p-a/s1.jsonl", "-p-a/s1/subagents/agent-x.jsonl", "-p-b/s2.jsonl", "-p-b/notes.txt", "-p-b/agent-y.jsonl", "-p-b/agent-z.jsonl"} {
 		path := filepath.Join(root, p)
 		os.MkdirAll(filepath.Dir(path), 0o700)
-		if err := os.WriteFile(path, []byte(`{"type":"user","cwd":"/p/a"}`+"\n"), 0o600); err != nil {
+		body := `{"type":"user","cwd":"/p/a"}` + "\n"
+		switch filepath.Base(p) {
+		case "agent-y.jsonl":
+			body = `{"type":"summary"}` + "\n" + `{"type":"user","isSidechain":true,"sessionId":"s2"}` + "\n"
+		case "agent-z.jsonl":
+			body = `{"type":"user","isSidechain":true,"sessionId":"s9"}` + "\n" // of a session not here
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -225,16 +239,115 @@ func TestFindTranscripts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ids []string
+	sides := map[string][]string{}
 	for _, f := range files {
 		ids = append(ids, f.SessionID)
+		for _, s := range f.Sidechains {
+			rel, _ := filepath.Rel(root, s)
+			sides[f.SessionID] = append(sides[f.SessionID], filepath.ToSlash(rel))
+		}
 	}
 	if strings.Join(ids, ",") != "s1,s2" && strings.Join(ids, ",") != "s2,s1" {
 		t.Errorf("sessions = %v", ids)
+	}
+	if want := map[string][]string{"s1": {"-p-a/s1/subagents/agent-x.jsonl"}, "s2": {"-p-b/agent-y.jsonl"}}; !reflect.DeepEqual(sides, want) {
+		t.Errorf("sub-agents' files = %v, want %v", sides, want)
 	}
 	if cwd, err := backfill.ClaudeCodeCwd(files[0].Path); err != nil || cwd != "/p/a" {
 		t.Errorf("cwd = %q, %v", cwd, err)
 	}
 	if files, err := backfill.FindClaudeCode(filepath.Join(root, "none")); err != nil || len(files) != 0 {
 		t.Errorf("missing root: %v %v", files, err)
+	}
+}
+
+// TestBackfillWhoseTurns rebuilds a transcript in which Claude Code writes
+// in the person's name: a session copied from an earlier one (a resume in
+// 1.0: the earlier turn again, answered in the same instant), a first
+// turn started by a custom slash command (its body, written with it, is
+// what the model got), a local /compact (its caveat, its output and the
+// compaction summary), a task notification the model answers, and a
+// Read of an image. Only what the person typed is a prompt; every tool
+// run of the person's turns is kept, under its turn; the notification's
+// answer ends a turn of its own under the same prompt; the image's
+// base64 is not sent.
+func TestBackfillWhoseTurns(t *testing.T) {
+	t.Setenv("MNEMO_SKIP_TOOLS", "")
+	png := strings.Repeat("iVBORw0KGgoAAAANSUhEUgAA", 100)
+	at := func(sec float64) string {
+		return time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).Add(time.Duration(sec * float64(time.Second))).Format(time.RFC3339Nano)
+	}
+	line := func(sec float64, rest string) string {
+		return `{"timestamp":"` + at(sec) + `","cwd":"/p",` + rest + `}`
+	}
+	lines := []string{
+		// The copy of an earlier session's turn, all written at once.
+		line(0, `"type":"user","uuid":"c1","message":{"role":"user","content":"old prompt"}`),
+		line(0, `"type":"assistant","uuid":"c2","message":{"id":"msg_old","role":"assistant","content":[{"type":"tool_use","id":"t0","name":"Bash","input":{"command":"ls"}}]}`),
+		line(0, `"type":"user","uuid":"c3","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t0","content":"a.go"}]}`),
+		line(0, `"type":"assistant","uuid":"c4","message":{"id":"msg_old2","role":"assistant","content":[{"type":"text","text":"Listed."}]}`),
+		// A custom command, its body, and the model's work.
+		line(10, `"type":"user","uuid":"u1","message":{"role":"user","content":"<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>a.go</command-args>"}`),
+		line(10, `"type":"user","uuid":"u1b","message":{"role":"user","content":[{"type":"text","text":"Review a.go for bugs."}]}`),
+		line(11, `"type":"assistant","uuid":"a1","message":{"id":"msg_1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/p/a.go"}}]}`),
+		line(12, `"type":"user","uuid":"r1","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"package a"}]},"toolUseResult":{"type":"text","file":{"filePath":"/p/a.go"}}`),
+		line(13, `"type":"assistant","uuid":"a2","message":{"id":"msg_2","role":"assistant","content":[{"type":"text","text":"a.go looks fine."}]}`),
+		// /compact: local, with its summary.
+		line(20, `"type":"user","uuid":"s1","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation that ran out of context."}`),
+		line(20, `"type":"user","uuid":"m1","isMeta":true,"message":{"role":"user","content":"Caveat: The messages below were generated by the user while running local commands."}`),
+		line(20, `"type":"user","uuid":"k1","message":{"role":"user","content":"<command-name>/compact</command-name>\n<command-message>compact</command-message>\n<command-args></command-args>"}`),
+		line(20, `"type":"user","uuid":"k2","message":{"role":"user","content":"<local-command-stdout>Compacted.</local-command-stdout>"}`),
+		// A prompt after the compaction, a background task, its notification.
+		line(30, `"type":"user","uuid":"u2","message":{"role":"user","content":"look at the logo"}`),
+		line(31, `"type":"assistant","uuid":"a3","message":{"id":"msg_3","role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Read","input":{"file_path":"/p/logo.png"}}]}`),
+		line(32, `"type":"user","uuid":"r2","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"`+png+`"}}]}]},"toolUseResult":{"type":"image","file":{"base64":"`+png+`","type":"image/png"}}`),
+		line(33, `"type":"assistant","uuid":"a4","message":{"id":"msg_4","role":"assistant","content":[{"type":"text","text":"A blue square."}]}`),
+		line(40, `"type":"user","uuid":"n1","message":{"role":"user","content":"<task-notification>\n<task-id>b1</task-id>\n<status>completed</status>\n</task-notification>"}`),
+		line(41, `"type":"assistant","uuid":"a5","message":{"id":"msg_5","role":"assistant","content":[{"type":"text","text":"The background job is done."}]}`),
+	}
+	path := filepath.Join(t.TempDir(), "s2.jsonl")
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var calls []backfill.Call
+	n, err := backfill.ClaudeCode("s2", path, backfill.Options{}, func(c backfill.Call) error {
+		calls = append(calls, c)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range calls {
+		switch p := c.Params.(type) {
+		case *memory.UserPromptParams:
+			got = append(got, "prompt "+p.Prompt)
+		case *memory.ToolUseParams:
+			got = append(got, "tool "+p.ToolUseID)
+			if strings.Contains(string(p.ToolResponse), "iVBORw0KGgo") || strings.Contains(string(p.ToolInput), "iVBORw0KGgo") {
+				t.Errorf("tool %s sends the image: %.200s", p.ToolUseID, p.ToolResponse)
+			}
+		case *memory.StopParams:
+			var texts []string
+			for _, t := range p.Texts {
+				texts = append(texts, t.Text)
+			}
+			got = append(got, "stop "+p.LastAssistantMessage+" / "+strings.Join(texts, " | "))
+		default:
+			got = append(got, c.Event)
+		}
+	}
+	want := []string{
+		"SessionStart",
+		"prompt /review a.go", "tool t1", "stop a.go looks fine. / a.go looks fine.",
+		"prompt look at the logo", "tool t2", "stop A blue square. / A blue square.",
+		"stop The background job is done. / The background job is done.",
+		"SessionEnd",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("calls:\n  %s\nwant\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+	if want := (backfill.Counts{Sessions: 1, Prompts: 2, ToolEvents: 2, Turns: 3}); n != want {
+		t.Errorf("counts = %+v, want %+v", n, want)
 	}
 }

@@ -33,14 +33,12 @@ type Source struct {
 func Sources() []Source {
 	return []Source{
 		{
-			Host:  hosts.ClaudeCode,
-			Where: "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects",
-			root:  ClaudeCodeRoot,
-			find:  FindClaudeCode,
-			cwd:   func(f Transcript) (string, error) { return ClaudeCodeCwd(f.Path) },
-			backfill: func(f Transcript, o Options, emit func(Call) error) (Counts, error) {
-				return ClaudeCode(f.SessionID, f.Path, o, emit)
-			},
+			Host:     hosts.ClaudeCode,
+			Where:    "~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects",
+			root:     ClaudeCodeRoot,
+			find:     FindClaudeCode,
+			cwd:      func(f Transcript) (string, error) { return ClaudeCodeCwd(f.Path) },
+			backfill: claudeCode,
 		},
 		{
 			Host:     hosts.Codex,

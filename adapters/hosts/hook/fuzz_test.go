@@ -149,7 +149,7 @@ func FuzzTranslate(f *testing.F) {
 		}
 		method, params, err := hook.Translate(p, hook.TranslateOptions{EventKey: "fuzz-key"})
 		if err != nil {
-			if !errors.Is(err, hook.ErrUnhandledEvent) && !errors.Is(err, hook.ErrSkippedTool) && !errors.Is(err, hook.ErrInvalidPayload) {
+			if !errors.Is(err, hook.ErrUnhandledEvent) && !errors.Is(err, hook.ErrSkippedTool) && !errors.Is(err, hook.ErrInvalidPayload) && !errors.Is(err, hook.ErrNotPrompt) {
 				t.Fatalf("Translate: unexpected error %v", err)
 			}
 			return

@@ -200,7 +200,7 @@ func (h *hook) run(ctx context.Context) {
 	}
 	method, params, err := Translate(p, TranslateOptions{EventKey: key, SkipTools: SkipTools(), Log: log, Pause: SessionPause(log)})
 	if err != nil {
-		if errors.Is(err, ErrSkippedTool) || errors.Is(err, ErrPaused) {
+		if errors.Is(err, ErrSkippedTool) || errors.Is(err, ErrPaused) || errors.Is(err, ErrNotPrompt) {
 			log.Debug("not recorded", "reason", err)
 		} else {
 			log.Warn("not recorded", "bytes", size, "err", err)

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +25,9 @@ var (
 	// ErrPaused is a stage the session's pause (TranslateOptions.Pause)
 	// leaves out: nothing to send.
 	ErrPaused = errors.New("paused for this session")
+	// ErrNotPrompt is a UserPromptSubmit whose prompt the person did not
+	// write (PersonPrompt): a task notification, a command's output.
+	ErrNotPrompt = errors.New("not the person's prompt")
 )
 
 // PrivateMarker is the prompt the hook sends for a prompt that is entirely
@@ -86,7 +90,8 @@ func SessionPause(log *slog.Logger) memory.Pause {
 // PrivateMarker), the tool input and response with privacy.CleanJSON.
 //
 // Errors: ErrUnhandledEvent for an event not in Stages, ErrSkippedTool
-// for a tool in the skip list, ErrInvalidPayload for a payload without a
+// for a tool in the skip list, ErrNotPrompt for a prompt the person did
+// not write, ErrInvalidPayload for a payload without a
 // session_id or (PostToolUse) a tool_name, ErrPaused for a stage that
 // o.Pause leaves out.
 func Translate(p *hosts.Payload, o TranslateOptions) (method string, params any, err error) {
@@ -131,6 +136,11 @@ func Translate(p *hosts.Payload, o TranslateOptions) (method string, params any,
 		}, nil
 
 	case hosts.EventUserPromptSubmit:
+		if raw, _ := json.Marshal(p.Prompt); p.Prompt != "" {
+			if _, kind := PersonPrompt(raw, false); kind == PromptInjected || kind == PromptLocal {
+				return "", nil, fmt.Errorf("%w: %.40q", ErrNotPrompt, p.Prompt)
+			}
+		}
 		prompt := PrivateMarker
 		if !privacy.IsFullyPrivate(p.Prompt) {
 			prompt = cleanText(log, "prompt", p.Prompt)
@@ -218,17 +228,67 @@ func cleanText(log *slog.Logger, field, s string) string {
 // cleanJSON cleans every string of a JSON value. A value that is not JSON
 // (it cannot be: it came out of the payload's decoder) is cleaned as text
 // and sent as a JSON string. Absent and null values stay absent.
+//
+// Inlined binary data (an image the CLI read or was given, as base64) is
+// replaced by a note of its size: it is nothing a memory can search.
 func cleanJSON(log *slog.Logger, field string, raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
 	out, err := privacy.CleanJSON(raw)
 	if err == nil {
-		return out
+		return dropBase64(out)
 	}
 	log.Warn("clean JSON as text", "field", field, "err", err)
 	out, _ = json.Marshal(cleanText(log, field, string(raw)))
 	return out
+}
+
+// minBase64 is the shortest JSON string dropBase64 takes for data.
+const minBase64 = 1024
+
+// dropBase64 replaces each string of a valid JSON document that holds
+// nothing but base64 data of minBase64 bytes or more (a data: URI
+// included) with "[N bytes of base64 data]".
+func dropBase64(raw []byte) []byte {
+	if len(raw) < minBase64 {
+		return raw
+	}
+	var out []byte // nil until a string is replaced
+	last := 0      // raw[:last] is in out
+	for i := 0; i < len(raw); i++ {
+		if raw[i] != '"' {
+			continue
+		}
+		start, data := i+1, true
+		j := start
+		if rest := raw[start:]; bytes.HasPrefix(rest, []byte("data:")) {
+			if k := bytes.Index(rest[:min(len(rest), 100)], []byte(";base64,")); k > 0 {
+				j = start + k + len(";base64,")
+			}
+		}
+		for ; j < len(raw) && raw[j] != '"'; j++ {
+			c := raw[j]
+			if c == '\\' {
+				data = false
+				j++
+				continue
+			}
+			if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
+				data = false
+			}
+		}
+		if data && j-start >= minBase64 {
+			out = append(out, raw[last:i]...)
+			out = fmt.Appendf(out, `"[%d bytes of base64 data]"`, j-start)
+			last = j + 1
+		}
+		i = j // the closing quote
+	}
+	if out == nil {
+		return raw
+	}
+	return append(out, raw[last:]...)
 }
 
 // SkipTools returns the tools the hook does not record:

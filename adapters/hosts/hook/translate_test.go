@@ -343,3 +343,27 @@ func normalJSON(v any) []byte {
 	out, _ := json.Marshal(generic)
 	return out
 }
+
+// An image a tool read (Read of a PNG: base64 in tool_response) never
+// leaves the hook: the data becomes a note of its size, the rest of the
+// response stays. A task's notification, sent as a prompt, is not one.
+func TestTranslateDropsImagesAndNotifications(t *testing.T) {
+	data := strings.Repeat("iVBORw0KGgoAAAANSUhEUgAA", 100)
+	p := hosts.Payload{SessionID: "s", HookEventName: hosts.EventPostToolUse, ToolName: "Read",
+		ToolInput:    json.RawMessage(`{"file_path":"/p/logo.png"}`),
+		ToolResponse: json.RawMessage(`{"type":"image","file":{"base64":"` + data + `","type":"image/png","uri":"data:image/png;base64,` + data + `"}}`)}
+	_, params, err := hook.Translate(&p, hook.TranslateOptions{EventKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(params.(*memory.ToolUseParams).ToolResponse)
+	want := `{"type":"image","file":{"base64":"[2400 bytes of base64 data]","type":"image/png","uri":"[2422 bytes of base64 data]"}}`
+	if got != want {
+		t.Errorf("tool response = %s\nwant %s", got, want)
+	}
+
+	p = hosts.Payload{SessionID: "s", HookEventName: hosts.EventUserPromptSubmit, Prompt: "<task-notification>\n<task-id>b1</task-id>\n</task-notification>"}
+	if _, _, err := hook.Translate(&p, hook.TranslateOptions{EventKey: "k"}); !errors.Is(err, hook.ErrNotPrompt) {
+		t.Errorf("a task notification as a prompt: err = %v, want ErrNotPrompt", err)
+	}
+}
