@@ -67,22 +67,22 @@ cross:
 # The clients no one here wrote: vscode-jsonrpc, the MCP TypeScript SDK, and the VS Code extension's lint, compile and tests;
 # the OpenCode plugin's tests (node's test runner, a recorder in place of mnemo-hook); the viewer's page built as committed.
 test-node: build
-    cd rpc/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
-    cd adapters/mcp/testdata/nodeclient && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
-    cd adapters/vscode/extension && npm ci --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
+    cd rpc/testdata/nodeclient && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
+    cd adapters/mcp/testdata/nodeclient && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
+    cd adapters/vscode/extension && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && MNEMO_BIN={{bin}}/mnemo npm test
     cd adapters/opencode/plugin && node --test
     just viewer-check
 
 # Build the memory viewer's page (adapters/viewer/web: TypeScript into dist/app.js, which the binary embeds).
 viewer:
-    cd adapters/viewer/web && npm ci --no-audit --no-fund --loglevel=error && npm run build
+    cd adapters/viewer/web && npm ci --prefer-offline --no-audit --no-fund --loglevel=error && npm run build
 
 # Check that the viewer's committed dist/app.js is what its TypeScript builds to (strict type check included).
 viewer-check:
     #!/usr/bin/env bash
     set -euo pipefail
     cd adapters/viewer/web
-    npm ci --no-audit --no-fund --loglevel=error
+    npm ci --prefer-offline --no-audit --no-fund --loglevel=error
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT
     npx tsc -p . --outDir "$out"

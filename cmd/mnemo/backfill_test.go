@@ -119,7 +119,8 @@ func backfillEnv(t *testing.T, sessions, turns, tools int) *testEnv {
 // summary once. Observer and live sessions are skipped, and a third run
 // adds nothing.
 func TestBackfillKill9ThenRerun(t *testing.T) {
-	const sessions, turns, tools = 6, 4, 40
+	t.Parallel()
+	const sessions, turns, tools = 4, 4, 24
 
 	// The reference: one uninterrupted run, after a dry run that stores
 	// nothing.
@@ -201,6 +202,7 @@ func TestBackfillKill9ThenRerun(t *testing.T) {
 // session ends again. One that its hooks went on capturing live since is
 // left alone, so nothing is stored twice.
 func TestBackfillTopsUpASessionThatWentOn(t *testing.T) {
+	t.Parallel()
 	env := backfillEnv(t, 2, 2, 2)
 	projects := filepath.Join(env.userHome, ".claude", "projects", strings.ReplaceAll(env.project, "/", "-"))
 	out := mnemo(t, env, "backfill", "claude-code")

@@ -28,6 +28,7 @@ const module = "github.com/mnemo-dev/mnemo"
 // package of the module has a rule: the last subtest fails for one that
 // has none.
 func TestDependencyDirection(t *testing.T) {
+	t.Parallel()
 	rules := []struct {
 		pkg       string   // a package, or a pattern of them ("..." matches any text)
 		forbidden []string // prefixes, relative to the module ("" is all of ours)

@@ -285,6 +285,7 @@ func TestCommandOutlivesADaemonDyingAtConnect(t *testing.T) {
 // Crash recovery: kill -9 of the daemon with hundreds of events queued;
 // after a restart every event becomes exactly one observation, none twice.
 func TestDaemonKilledWithQueuedEvents(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	t.Cleanup(func() { stopDaemon(t, env) })
 	first := daemonStatus(t, env)

@@ -14,6 +14,7 @@ const mnemoBin, hookBin = "mnemo", "mnemo-hook"
 // repository named billing-api) for one test.
 type testEnv struct {
 	root, home, userHome, project string
+	vars                          []string // more environment for every process of the test
 }
 
 func newTestEnv(t testing.TB) *testEnv {
@@ -42,5 +43,6 @@ func (e *testEnv) environ(extra ...string) []string {
 		"MNEMO_MODELS="+filepath.Join(e.root, "no-models"),
 		// A race-enabled binary sleeps a second at exit unless told not to.
 		"GORACE=atexit_sleep_ms=0")
+	env = append(env, e.vars...)
 	return append(env, extra...)
 }

@@ -24,6 +24,7 @@ import (
 // them finds it. Skipped where nvim is not installed (apt-get install
 // neovim; .ci/run installs it).
 func TestNeovimSaveThatChangesAFunctionIsRememberedByTheFunctionAndTheIdentifierItAdded(t *testing.T) {
+	t.Parallel()
 	nvim, err := exec.LookPath("nvim")
 	if err != nil {
 		t.Skip("nvim is not installed (apt-get install neovim)")

@@ -83,6 +83,7 @@ func (w auditWords) tainted(entry string) string {
 }
 
 func TestPrivacyAudit(t *testing.T) {
+	t.Parallel()
 	env := newTestEnv(t)
 	t.Cleanup(func() { stopDaemon(t, env) })
 	w := newAuditWords(t)

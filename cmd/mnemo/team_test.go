@@ -104,11 +104,12 @@ func waitFor(t *testing.T, within time.Duration, what string, ok func() bool) ti
 // in the middle of pushing loses nothing and sends nothing twice.
 func TestTeamTwoDaemons(t *testing.T) {
 	pg := pgtest.Must(t)
-	t.Setenv("MNEMO_TEAM_PUSH_BATCH", "1")
+	t.Parallel() // a minute of it is the outage: the other slow tests run meanwhile
 	// A password the trust authentication ignores: it must show nowhere.
 	url := strings.Replace(pg.URL(), "mnemo@", "mnemo:pw-s3cret-9@", 1)
 	peers := []*teamPeer{{name: "alice", env: newTestEnv(t)}, {name: "bob", env: newTestEnv(t)}}
 	for _, p := range peers {
+		p.env.vars = []string{"MNEMO_TEAM_PUSH_BATCH=1"}
 		env := p.env
 		t.Cleanup(func() { stopDaemon(t, env) })
 		out := p.mnemo(t, "team", "join", "--author", p.name, url)

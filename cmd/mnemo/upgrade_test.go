@@ -36,9 +36,12 @@ func buildUpgradeBins(t *testing.T) {
 			return
 		}
 		upgradeBins.dir = dir
+		// -trimpath: the old source is unpacked into a new temporary folder
+		// each run, and without it the folder's name is part of every
+		// package's cache key, so it would be compiled anew every time.
 		build := func(src, name, version string) (string, error) {
 			out := filepath.Join(dir, name)
-			cmd := exec.Command("go", "build", "-o", out+string(filepath.Separator), "-ldflags", "-X main.Version="+version+" -X github.com/mnemo-dev/mnemo/cmd/internal/daemon.Version="+version, "./cmd/mnemo", "./cmd/mnemo-hook")
+			cmd := exec.Command("go", "build", "-trimpath", "-o", out+string(filepath.Separator), "-ldflags", "-X main.Version="+version+" -X github.com/mnemo-dev/mnemo/cmd/internal/daemon.Version="+version, "./cmd/mnemo", "./cmd/mnemo-hook")
 			cmd.Dir = src
 			cmd.Env = append(os.Environ(), "GOFLAGS=-buildvcs=false", "CGO_ENABLED=0")
 			if b, err := cmd.CombinedOutput(); err != nil {
@@ -257,6 +260,7 @@ func TestUpgradeHandsOver(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds four mnemo binaries")
 	}
+	t.Parallel()
 	buildUpgradeBins(t)
 	t.Cleanup(removeUpgradeBins)
 

@@ -82,9 +82,14 @@ out=${1:-$repo/bin/mnemo-vscode-$version-$target.vsix}
 mkdir -p "$(dirname "$out")"
 out=$(cd "$(dirname "$out")" && pwd)/$(basename "$out")
 
-if [ ! -x "$ext/node_modules/.bin/vsce" ] || [ ! -x "$ext/node_modules/.bin/esbuild" ]; then
+if [ ! -x "$ext/node_modules/.bin/esbuild" ]; then
 	log "installing the extension's dependencies"
-	(cd "$ext" && npm ci --no-audit --no-fund --loglevel=error) >&2
+	(cd "$ext" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error) >&2
+fi
+# The packager (vsce) has a folder of its own: the extension's tests never need it.
+if [ ! -x "$repo/adapters/vscode/package/node_modules/.bin/vsce" ]; then
+	log "installing the packager (vsce)"
+	(cd "$repo/adapters/vscode/package" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error) >&2
 fi
 
 mkdir -p "$ext/bin"
