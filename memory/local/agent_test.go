@@ -677,6 +677,15 @@ func TestLocalAgentRemembersTheConversation(t *testing.T) {
 			[]memory.TurnText{{Text: "The failure is inside librosa 0.10.1. I'll keep numpy below 2 until we move librosa deliberately.", ToolUseIDs: []string{"t1"}}, {Text: "Pinned numpy."}},
 			[]string{"decision: Decision: keep numpy below 2 until we move librosa deliberately"}},
 		{"an offer is not a choice", nil, []memory.TurnText{{Text: "If you want, I'll use a ring buffer instead of the slice."}}, nil},
+		// A finding in the language the person wrote in: its cause words,
+		// and Chinese sentence ends.
+		{"a finding in German", nil, []memory.TurnText{{Text: "Der Test ist fehlgeschlagen, weil `will_it_rain` den UTC-Versatz um eine Stunde zu klein an `local_day` übergab: die Stunde um 00:30 Ortszeit landete dadurch am Vortag."}},
+			[]string{"discovery: " + memory.Clip("Der Test ist fehlgeschlagen, weil will_it_rain den UTC-Versatz um eine Stunde zu klein an local_day übergab: die Stunde um 00:30 Ortszeit landete dadurch am Vortag.", 120)}},
+		{"a finding in French", nil, []memory.TurnText{{Text: "Le total est faux parce que la remise est soustraite deux fois dans apply_discount, une fois par ligne et une fois sur le total du panier, ce qui donne 81,00 € au lieu de 90,00 €."}},
+			[]string{"discovery: " + memory.Clip("Le total est faux parce que la remise est soustraite deux fois dans apply_discount, une fois par ligne et une fois sur le total du panier, ce qui donne 81,00 € au lieu de 90,00 €.", 120)}},
+		{"a finding in Chinese", nil, []memory.TurnText{{Text: "我看过了。测试失败是因为 local_day 收到的时区偏移少了一小时，所以零点半的降雨被算到了前一天，报告因此漏掉了午夜后的雨。"}},
+			[]string{"discovery: 测试失败是因为 local_day 收到的时区偏移少了一小时，所以零点半的降雨被算到了前一天，报告因此漏掉了午夜后的雨。"}},
+		{"thanks in German", nil, []memory.TurnText{{Text: "Gern geschehen."}}, nil},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -37,13 +37,20 @@ var causePhrases = []string{
 	"the reason", "the problem is", "the issue is", "the bug is", "turns out", "it's the", "it is the",
 	"happens when", "fails when", "which means", "the delay is", "the regression", "the difference",
 	"explains", "is where",
+	// The same in the other languages people write to agents in: German,
+	// French, Spanish, Chinese, Japanese.
+	"weil", "ursache", "liegt daran", "der grund", "das problem ist", "der fehler ist",
+	"parce que", "à cause", "la cause", "vient de", "la raison", "le problème est",
+	"porque", "la causa", "debido a", "el problema es",
+	"因为", "原因", "由于", "导致", "问题在于", "のため", "が原因",
 }
 
 // findingPhrases mark a sentence that states what was found or what to
 // do: a cause, or a recommendation.
 var findingPhrases = append(slices.Clip(causePhrases),
 	"recommend", "recommendation", "i'd go with", "i would go with", "suggest", "my take", "the catch",
-	"the fix is", "the fix:", "fix:", "the answer is", "trade-off", "trade-offs", "tradeoff", "is right", "is wrong")
+	"the fix is", "the fix:", "fix:", "the answer is", "trade-off", "trade-offs", "tradeoff", "is right", "is wrong",
+	"ich empfehle", "empfehlung", "je recommande", "je conseille", "recomiendo", "建议", "推荐", "おすすめ")
 
 var (
 	tableSepRE = regexp.MustCompile(`(?m)^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)+\|?\s*$`)

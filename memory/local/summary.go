@@ -161,7 +161,8 @@ var donePhrases = []string{"test passes", "tests pass", "tests now pass", "tests
 var nowRE = regexp.MustCompile(`\bnow (?:\w+s|is|are)\b`)
 
 // hasPhrase reports whether lower (a lower-case sentence) contains one of
-// phrases as whole words.
+// phrases as whole words. A phrase that begins or ends in a script
+// written without spaces (因为, 原因は) needs no word boundary there.
 func hasPhrase(lower string, phrases []string) bool {
 	for _, p := range phrases {
 		for i := 0; ; {
@@ -170,7 +171,7 @@ func hasPhrase(lower string, phrases []string) bool {
 				break
 			}
 			start, end := i+j, i+j+len(p)
-			if (start == 0 || !isIdentByte(lower[start-1])) && (end == len(lower) || !isIdentByte(lower[end])) {
+			if (start == 0 || p[0] >= 0x80 || !isIdentByte(lower[start-1])) && (end == len(lower) || p[len(p)-1] >= 0x80 || !isIdentByte(lower[end])) {
 				return true
 			}
 			i = end
@@ -228,7 +229,7 @@ func upperFirst(s string) string {
 }
 
 // sentences splits text at sentence ends (. ! ? before a space or the
-// end) and at line breaks, each bullet its own sentence.
+// end; 。！？ anywhere) and at line breaks, each bullet its own sentence.
 func sentences(text string) []string {
 	var out []string
 	for line := range strings.Lines(text) {
@@ -240,6 +241,16 @@ func sentences(text string) []string {
 		start := 0
 		for i := 0; i < len(line); i++ {
 			c := line[i]
+			if c >= 0x80 {
+				if r, size := utf8.DecodeRuneInString(line[i:]); r == '。' || r == '！' || r == '？' {
+					if s := strings.TrimSpace(line[start : i+size]); s != "" {
+						out = append(out, s)
+					}
+					start = i + size
+					i += size - 1
+				}
+				continue
+			}
 			if (c == '.' || c == '!' || c == '?') && (i+1 == len(line) || line[i+1] == ' ') {
 				// Not after a single letter or a known abbreviation ("e.g.").
 				word := line[max(0, strings.LastIndexByte(line[:i], ' ')+1):i]

@@ -207,7 +207,9 @@ var markerRE = regexp.MustCompile(`SCENARIO:\S+\s*`)
 //   - every tool the model ran, the sub-agents' included (inline, beside
 //     the session or in <session>/subagents/), is back-filled once, in its
 //     session, under the prompt of its turn;
-//   - the prompt of every turn that ran tools is found by search;
+//   - the prompt of every turn is found by search: by the records of its
+//     tools, or by the record of what the answer explained (a turn in
+//     German, say, with no tool call);
 //   - no record holds an image's base64, and every session is filed under
 //     the project's own folder name.
 func TestRecordedTranscriptsBackfill(t *testing.T) {
@@ -314,11 +316,11 @@ func TestRecordedTranscriptsBackfill(t *testing.T) {
 				}
 			}
 
-			// Search finds the prompt of each turn that ran tools.
+			// Search finds the prompt of each turn.
 			for _, run := range rec.Runs {
 				sid := runOf[run.Label]
 				for i, tu := range run.Turns {
-					if !tu.person() || !ranTools(rec, run.Label, i) {
+					if !tu.person() {
 						continue
 					}
 					query := strings.TrimSpace(markerRE.ReplaceAllString(tu.Prompt, ""))
@@ -354,13 +356,6 @@ func unpasted(s string) string {
 func kindOf(raw json.RawMessage) hook.PromptKind {
 	_, k := hook.PersonPrompt(raw, false)
 	return k
-}
-
-// ranTools reports whether the model ran a tool in a run's turn.
-func ranTools(rec *recording, run string, turn int) bool {
-	return slices.ContainsFunc(rec.Tools, func(t recTool) bool {
-		return t.Run == run && t.Turn == turn && !privacy.Skipped(t.Name, privacy.DefaultSkipTools)
-	})
 }
 
 // foundBySearch reports whether a search for query returns, in its first
