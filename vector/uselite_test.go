@@ -2,6 +2,7 @@ package vector_test
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math"
@@ -236,4 +237,101 @@ func TestUSELiteEmbed(t *testing.T) {
 		}
 		wg.Wait()
 	})
+}
+
+// TestUSELiteMatchesGonum compares the encoder with the vectors it gave
+// before its own matrix kernels (gemm.go), when gonum's BLAS did its
+// products, one text at a time: testdata/uselite_gonum.f16 holds them, as
+// float16, for every text of testdata/eval (each observation's EmbedText,
+// then each query). The products now sum in another order and in batches,
+// and the last layer's second product comes after the pooling, so the
+// vectors move by rounding only: cosine at least 0.9999 (float16 alone
+// keeps them above 0.99999).
+func TestUSELiteMatchesGonum(t *testing.T) {
+	m := openUSELite(t)
+	raw, err := os.ReadFile("testdata/uselite_gonum.f16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := loadEvalSet(t, "testdata/eval")
+	var texts []string
+	for _, d := range s.Docs {
+		texts = append(texts, d.EmbedText())
+	}
+	for _, q := range s.Queries {
+		texts = append(texts, q.Query)
+	}
+	if len(raw) != len(texts)*m.Dim()*2 {
+		t.Fatalf("%d bytes of vectors for %d texts", len(raw), len(texts))
+	}
+	worst, sum := 1.0, 0.0
+	for i, text := range texts {
+		got, err := m.Embed(context.Background(), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float32, m.Dim())
+		for j := range want {
+			want[j] = float16(binary.LittleEndian.Uint16(raw[2*(i*m.Dim()+j):]))
+		}
+		c := cosine(got, want)
+		if c < 0.9999 {
+			t.Errorf("text %d (%.40q): cosine %.7f to the gonum encoder's", i, text, c)
+		}
+		worst, sum = min(worst, c), sum+c
+	}
+	t.Logf("%d texts: cosine to the gonum encoder's min %.9f, mean %.9f", len(texts), worst, sum/float64(len(texts)))
+}
+
+// float16 decodes an IEEE 754 half-precision value.
+func float16(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h & 0x3ff)
+	switch {
+	case exp == 0 && mant == 0:
+		return math.Float32frombits(sign)
+	case exp == 0: // subnormal: mant · 2⁻²⁴
+		return math.Float32frombits(sign | math.Float32bits(float32(mant)*(1.0/(1<<24))))
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
+}
+
+// TestUSELitePiecesOfLongText checks that the encoder's reading of a long
+// text, which stops at the space after its first 128 pieces, gives the
+// pieces of the whole text: on long texts of words, of CJK without
+// spaces, with characters outside the BMP before and after the cut, with
+// runs of spaces, and on short ones.
+func TestUSELitePiecesOfLongText(t *testing.T) {
+	m := openUSELite(t)
+	s := loadEvalSet(t, "testdata/eval")
+	var all strings.Builder
+	for _, d := range s.Docs {
+		all.WriteString(d.EmbedText())
+		all.WriteString(" ")
+	}
+	long := all.String()
+	texts := map[string]string{
+		"eval texts":             long,
+		"one line":               strings.ReplaceAll(long, "\n", " "),
+		"cjk":                    strings.Repeat("日本語のテキスト", 200) + " " + long,
+		"emoji before":           "🙂 🚀 " + long,
+		"emoji after":            long + " 🙂🚀 done",
+		"runs of spaces":         strings.Repeat("a  b   c\u00a0d ", 300),
+		"no-break spaces only":   strings.Repeat("word\u00a0", 400),
+		"short":                  "fix the login bug",
+		"exactly 128 spaces":     strings.Repeat("x ", 128),
+		"combining after spaces": strings.Repeat("e \u0301", 300),
+	}
+	for name, text := range texts {
+		t.Run(name, func(t *testing.T) {
+			whole := m.Pieces(text, 0)
+			want := whole[:min(len(whole), 128)]
+			if got := m.Pieces(text, 128); !slices.Equal(got, want) {
+				t.Errorf("first pieces %v, want %v", got, want)
+			}
+		})
+	}
 }
