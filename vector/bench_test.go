@@ -160,13 +160,15 @@ func BenchmarkEmbed(b *testing.B) {
 	}
 }
 
-// benchUSELite returns the sentence encoder when MNEMO_MODELS has it.
+// benchUSELite returns the sentence encoder when MNEMO_MODELS has it,
+// without its memory of recent texts: the benchmarks go over their texts
+// again and again, and measure encoding them.
 func benchUSELite(b *testing.B) vector.Embedder {
 	useLiteOnce.Do(loadUSELite)
 	if useLiteErr != nil {
 		return nil
 	}
-	return useLite
+	return useLite.WithoutCache()
 }
 
 // BenchmarkPrefilterRecall compares the two vector search paths on 10k and

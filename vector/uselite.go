@@ -12,8 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
-	"sync"
 )
 
 // USELiteID identifies the vectors of the Universal Sentence Encoder Lite
@@ -65,6 +65,10 @@ type USELite struct {
 	tanhB  []float32
 	tok    *pieceTokenizer
 	info   string // where the weights came from, for LoadInfo
+
+	cache *embedCache  // the vectors of recent texts and lines (nil: none)
+	bufs  *bufferStock // batch buffers between texts
+	base  *USELite     // of a WithoutCache copy: the encoder whose mapping it reads
 }
 
 var _ Embedder = (*USELite)(nil)
@@ -184,14 +188,21 @@ func (m *USELite) Dim() int { return useOutDim }
 // Embed implements Embedder. A text of one line is encoded as the reference
 // implementation does, up to its first 128 pieces. A text of several lines
 // (a memory's title, facts and narrative) gets the mean of two unit vectors:
-// the encoding of the whole text, which sees the lines in context, and the
-// mean of the encodings of each line, which sees every line however long the
-// text. On the retrieval evaluation this beat encoding the whole text alone
-// (testdata/eval: hybrid recall@5 0.86 against 0.82). Empty text gives
-// ErrNoText.
+// the encoding of the whole text (its first 128 pieces), which sees the
+// lines in context, and the mean of the encodings of its lines, each up to
+// its first 128 pieces, which sees every line of a text however long. On
+// the retrieval evaluation this beat encoding the whole text alone
+// (testdata/eval: hybrid recall@5 0.86 against 0.82). The lines are read
+// until they hold useMaxLinePieces pieces, so that what a text costs is
+// bounded as the encoder's own input is. Empty text gives ErrNoText.
+//
+// The vectors of recent texts and lines are remembered (uselite_cache.go).
 func (m *USELite) Embed(ctx context.Context, text string) ([]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if e, ok := m.cache.get(text, false); ok {
+		return slices.Clone(e.vec), nil
 	}
 	var lines []string
 	for line := range strings.Lines(text) {
@@ -199,6 +210,7 @@ func (m *USELite) Embed(ctx context.Context, text string) ([]float32, error) {
 			lines = append(lines, line)
 		}
 	}
+	var v []float32
 	if len(lines) <= 1 {
 		ids := m.tok.encodeFirst(text, useMaxTokens)
 		if len(ids) == 0 {
@@ -208,30 +220,84 @@ func (m *USELite) Embed(ctx context.Context, text string) ([]float32, error) {
 		if err != nil {
 			return nil, err
 		}
-		return vs[0], nil
+		v = vs[0]
+	} else {
+		var err error
+		if v, err = m.embedLines(ctx, text, lines); err != nil {
+			return nil, err
+		}
 	}
-	// The lines, then the whole text, in one go.
-	segs := make([][]int, 0, len(lines)+1)
+	m.cache.put(text, false, embedEntry{vec: v})
+	return slices.Clone(v), nil
+}
+
+// useMaxLinePieces bounds the pieces of the lines whose encodings a text's
+// vector averages: the lines are taken in order while their pieces (up to
+// 128 each) fit, the first always. The texts of testdata/eval hold at
+// most 270; a memory's text (memory/store's DocOf) holds the excerpt of
+// its prompt, not the prompt.
+const useMaxLinePieces = 1024
+
+// embedLines returns the vector of a text of several lines: the mean of
+// its lines' unit vectors (the remembered ones and the others, encoded
+// with the whole text in one go), made a unit vector, plus the whole
+// text's, made a unit vector.
+func (m *USELite) embedLines(ctx context.Context, text string, lines []string) ([]float32, error) {
+	vecs := make([][]float32, 0, len(lines))
+	var (
+		segs    [][]int
+		fresh   []int // the lines of segs, by their index in vecs
+		pieces  []int
+		counted int
+	)
 	for _, line := range lines {
-		segs = append(segs, m.tok.encodeFirst(line, useMaxTokens))
+		e, ok := m.cache.get(line, true)
+		var ids []int
+		if !ok {
+			ids = m.tok.encodeFirst(line, useMaxTokens)
+			e.pieces = len(ids)
+		}
+		if counted+e.pieces > useMaxLinePieces && len(vecs) > 0 {
+			break
+		}
+		counted += e.pieces
+		if !ok {
+			fresh = append(fresh, len(vecs))
+			pieces = append(pieces, e.pieces)
+			segs = append(segs, ids)
+		}
+		vecs = append(vecs, e.vec)
 	}
 	segs = append(segs, m.tok.encodeFirst(text, useMaxTokens))
-	vs, err := m.encode(ctx, segs)
+	out, err := m.encode(ctx, segs)
 	if err != nil {
 		return nil, err
 	}
+	for i, j := range fresh {
+		vecs[j] = out[i]
+		m.cache.put(lines[j], true, embedEntry{vec: out[i], pieces: pieces[i]})
+	}
 	mean := make([]float32, useOutDim)
-	for _, v := range vs[:len(lines)] {
+	for _, v := range vecs {
 		for i, x := range v {
 			mean[i] += x
 		}
 	}
 	normalize(mean)
-	for i, x := range vs[len(lines)] {
+	for i, x := range out[len(out)-1] {
 		mean[i] += x
 	}
 	normalize(mean)
 	return mean, nil
+}
+
+// WithoutCache returns the encoder with the same weights but no memory of
+// recent texts: every text is encoded, as the benchmarks of the encoder
+// itself need.
+func (m *USELite) WithoutCache() *USELite {
+	c := *m
+	c.cache, c.base = nil, m
+	return &c
 }
 
 // weightsManifest is the part of a tfjs model.json that locates the weights.
@@ -319,6 +385,7 @@ func newUSELite(w map[string][]float32, packed bool) (*USELite, error) {
 	if len(m.emb) == 0 || len(m.emb)%useEmbedDim != 0 {
 		return nil, fmt.Errorf("embedding table has %d values, not a multiple of %d", len(m.emb), useEmbedDim)
 	}
+	m.cache, m.bufs = newEmbedCache(), new(bufferStock)
 	// The position signal of every position the encoder reads, computed
 	// once (it is the same for every text).
 	half := len(m.timing)
@@ -380,7 +447,7 @@ func bindUSELite(get func(name string, size, cols int) []float32) *USELite {
 // serves every piece of the batch; attention, pooling and the head work
 // segment by segment. The last layer's second feed-forward product is
 // taken after the mean pooling, which is linear: on one row per segment,
-// not one per piece. Batches and their buffers are reused (encodePool).
+// not one per piece. The batches' buffers are reused (bufferStock).
 
 // encodeBatchRows bounds the rows of a batch (at least useMaxTokens). At
 // 256 a batch's buffers take 5.5 MB.
@@ -396,8 +463,6 @@ type encodeBuffers struct {
 	kt, scores, heads         []float32 // attention, one head of one segment
 	pool, mean, pooled, out   []float32 // the head, one row per segment
 }
-
-var encodePool = sync.Pool{New: func() any { return new(encodeBuffers) }}
 
 // resize returns s with n values, reusing its array when it is large
 // enough. The values are whatever they were.
@@ -415,8 +480,8 @@ func roundUp(n, k int) int { return (n + k - 1) / k * k }
 // first useMaxTokens of each are read); a segment without pieces gets nil.
 func (m *USELite) encode(ctx context.Context, segs [][]int) ([][]float32, error) {
 	out := make([][]float32, len(segs))
-	buf := encodePool.Get().(*encodeBuffers)
-	defer encodePool.Put(buf)
+	buf := m.bufs.get()
+	defer m.bufs.put(buf)
 	for start := 0; start < len(segs); {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -333,5 +334,73 @@ func TestUSELitePiecesOfLongText(t *testing.T) {
 				t.Errorf("first pieces %v, want %v", got, want)
 			}
 		})
+	}
+}
+
+// TestUSELiteRemembers checks that the vectors the encoder remembers
+// (texts, and lines shared between texts) are the bits encoding gives,
+// whatever was encoded before, and that a copy of the vector handed out
+// can be changed without changing the next one.
+func TestUSELiteRemembers(t *testing.T) {
+	cached := openUSELite(t)
+	fresh := cached.WithoutCache()
+	ctx := context.Background()
+	prompt := "Implement the alerts module from this spec\n# Alerts\nEach alert has a name and a level.\nLevels: info, warn, page."
+	texts := []string{
+		"Created src/alerts.py with alert_name\nNew file src/alerts.py.\n" + prompt,
+		"Edited src/alerts.py: levels\nAdded the three levels.\n" + prompt,
+		"Ran the tests\nexit code 0\n" + prompt + "\nsrc/alerts.py",
+		"Created src/alerts.py with alert_name\nNew file src/alerts.py.\n" + prompt, // again
+		"a single line",
+		"a single line",
+	}
+	for i, text := range texts {
+		got, err := cached.Embed(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := fresh.Embed(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("text %d: the remembered vector differs from the encoded one (cosine %.9f)", i, cosine(got, want))
+		}
+		got[0] += 1 // the caller's copy
+	}
+	again, _ := cached.Embed(ctx, texts[0])
+	want, _ := fresh.Embed(ctx, texts[0])
+	if !slices.Equal(again, want) {
+		t.Error("changing a handed-out vector changed the remembered one")
+	}
+}
+
+// TestUSELiteLineBudget checks that a text's lines are read up to the
+// budget: lines added past it leave the vector as it was, lines within it
+// change it.
+func TestUSELiteLineBudget(t *testing.T) {
+	m := openUSELite(t).WithoutCache()
+	ctx := context.Background()
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "line %d of a pasted specification: the alert levels are info, warn and page\n", i)
+	}
+	long := b.String()
+	v1, err := m.Embed(ctx, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := m.Embed(ctx, long+"an extra line about something else entirely: bake a chocolate cake\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v1, v2) {
+		t.Errorf("a line past the budget changed the vector (cosine %.9f)", cosine(v1, v2))
+	}
+	short := "a short note\nabout the alert levels"
+	s1, _ := m.Embed(ctx, short)
+	s2, _ := m.Embed(ctx, short+"\nbake a chocolate cake")
+	if slices.Equal(s1, s2) {
+		t.Error("a line within the budget left the vector as it was")
 	}
 }
