@@ -169,3 +169,19 @@ func (m *USELite) Pieces(text string, first int) []int {
 	}
 	return m.tok.encode(text)
 }
+
+// SoftmaxRow exposes the attention's softmax: the first n of row, which
+// has room up to a multiple of 32.
+func SoftmaxRow(row []float32, n int, scale float32) { softmaxRow(row, n, scale) }
+
+// ReLU exposes the feed-forward's rectifier.
+func ReLU(x []float32) { relu(x) }
+
+// LayerNorm exposes the encoder's layer normalization, and LayerNormGo its
+// Go loop.
+func LayerNorm(out, x []float32, n, d int, scale, bias []float32) {
+	layerNorm(out, x, n, d, scale, bias)
+}
+func LayerNormGo(out, x []float32, n, d int, scale, bias []float32) {
+	layerNormGo(out, x, n, d, scale, bias)
+}

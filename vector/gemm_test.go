@@ -108,3 +108,70 @@ func TestExp32(t *testing.T) {
 	}
 	t.Logf("worst relative error %.3g", worst)
 }
+
+// TestSoftmaxRow checks the attention's softmax (the vector one where the
+// CPU has it) against softmax in float64, on rows of the lengths a
+// segment has, with room past them as the attention gives it.
+func TestSoftmaxRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 7, 8, 9, 31, 32, 33, 100, 128} {
+		row := make([]float32, (n+31)/32*32)
+		for i := range n {
+			row[i] = float32(rng.NormFloat64() * 30)
+		}
+		row[n-1] = -200 // a weight of zero
+		want := make([]float64, n)
+		best, sum := math.Inf(-1), 0.0
+		for i := range n {
+			best = max(best, float64(row[i])*0.125)
+		}
+		for i := range n {
+			want[i] = math.Exp(float64(row[i])*0.125 - best)
+			sum += want[i]
+		}
+		vector.SoftmaxRow(row, n, 0.125)
+		for i := range n {
+			if d := math.Abs(float64(row[i]) - want[i]/sum); d > 1e-6*(want[i]/sum)+1e-12 {
+				t.Fatalf("n=%d: weight %d = %v, want %v", n, i, row[i], want[i]/sum)
+			}
+		}
+	}
+}
+
+// TestReLU checks the rectifier on values of both signs, zeros and a
+// length that is not a multiple of the vector width.
+func TestReLU(t *testing.T) {
+	for _, n := range []int{1, 8, 13, 1536} {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = float32(i%7) - 3
+		}
+		vector.ReLU(x)
+		for i, v := range x {
+			if want := max(float32(i%7)-3, 0); v != want {
+				t.Fatalf("n=%d: relu[%d] = %v, want %v", n, i, v, want)
+			}
+		}
+	}
+}
+
+// TestLayerNorm checks the layer normalization (the vector one where the
+// CPU has it) against the Go loop, on the encoder's widths.
+func TestLayerNorm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, d := range []int{256, 512} {
+		n := 5
+		x, scale, bias := randSlice(rng, n*d), randSlice(rng, d), randSlice(rng, d)
+		for i := range x {
+			x[i] = x[i]*3 + 1
+		}
+		got, want := make([]float32, n*d), make([]float32, n*d)
+		vector.LayerNorm(got, x, n, d, scale, bias)
+		vector.LayerNormGo(want, x, n, d, scale, bias)
+		for i := range got {
+			if math.Abs(float64(got[i]-want[i])) > 1e-5*(1+math.Abs(float64(want[i]))) {
+				t.Fatalf("d=%d: out[%d] = %v, want %v", d, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -635,7 +635,7 @@ func attention(buf *encodeBuffers, seg segment, d int, scale float32) {
 		clear(buf.scores)
 		sgemm(rows, cols, hd, qkv[h*hd:], 3*d, buf.kt, cols, buf.scores, cols)
 		for i := range n {
-			softmax(buf.scores[i*cols:i*cols+n], scale)
+			softmaxRow(buf.scores[i*cols:(i+1)*cols], n, scale)
 		}
 		clear(buf.heads)
 		sgemm(rows, hd, n, buf.scores, cols, qkv[2*d+h*hd:], 3*d, buf.heads, hd)
@@ -701,9 +701,9 @@ func meanRows(dst, x []float32, seg segment, w int) {
 	}
 }
 
-// layerNorm writes into out each of n rows of width d of x normalized
+// layerNormGo writes into out each of n rows of width d of x normalized
 // (epsilon 1e-6), then scaled and shifted. d is a multiple of 4.
-func layerNorm(out, x []float32, n, d int, scale, bias []float32) {
+func layerNormGo(out, x []float32, n, d int, scale, bias []float32) {
 	scale, bias = scale[:d], bias[:d]
 	for i := range n {
 		row := x[i*d : (i+1)*d]
@@ -734,9 +734,9 @@ func layerNorm(out, x []float32, n, d int, scale, bias []float32) {
 	}
 }
 
-// relu sets the negative values of x to zero, without branches (whose
+// reluGo sets the negative values of x to zero, without branches (whose
 // outcome would be a coin toss).
-func relu(x []float32) {
+func reluGo(x []float32) {
 	for i, v := range x {
 		b := math.Float32bits(v)
 		x[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
