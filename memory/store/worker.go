@@ -72,16 +72,14 @@ func (m *Memory) setBusy(b bool) {
 // event before the local agent makes its observation instead.
 const maxAttempts = 5
 
-// drain processes queued events, each session's in order, the sessions of
-// a window of the queue in turn (fairOrder); it returns how many it
-// handled. An event that fails holds back the later events of its own
-// session only: other sessions go on.
+// drain processes queued events in order; it returns how many it handled.
+// An event that fails holds back the later events of its own session only:
+// other sessions go on.
 func (m *Memory) drain(ctx context.Context) (int, error) {
 	events, err := m.store.queued(256)
 	if err != nil {
 		return 0, err
 	}
-	events = fairOrder(events)
 	var (
 		done    int
 		errs    []error
@@ -102,36 +100,6 @@ func (m *Memory) drain(ctx context.Context) (int, error) {
 		done++
 	}
 	return done, errors.Join(errs...)
-}
-
-// fairOrder orders a window of queued events by session in turn: the
-// first event of each session (in the order the sessions first appear),
-// then the second of each, and so on, each session's events in their
-// order. A session with many events queued (a back-fill, a burst of tool
-// calls) then holds up the others in the window by one event each, not by
-// all of its own. Sessions queued past the window wait for it.
-func fairOrder(events []memory.Event) []memory.Event {
-	bySession := map[uint64][]memory.Event{}
-	var order []uint64
-	for _, ev := range events {
-		if _, ok := bySession[ev.SessionID]; !ok {
-			order = append(order, ev.SessionID)
-		}
-		bySession[ev.SessionID] = append(bySession[ev.SessionID], ev)
-	}
-	if len(order) <= 1 {
-		return events
-	}
-	out := make([]memory.Event, 0, len(events))
-	for len(out) < len(events) {
-		for _, sid := range order {
-			if evs := bySession[sid]; len(evs) > 0 {
-				out = append(out, evs[0])
-				bySession[sid] = evs[1:]
-			}
-		}
-	}
-	return out
 }
 
 // WaitIdle blocks until the queue is empty, the worker is idle and the
