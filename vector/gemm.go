@@ -11,8 +11,9 @@ import (
 // dimension (a block of it at a time), reading A's values one by one
 // (broadcast) and B's rows a tile wide. The kernel is the machine's: on
 // amd64 AVX-512 (8 rows × 32 columns in 16 registers) or AVX2 with FMA (4
-// rows × 16 columns, twice), checked at start with golang.org/x/sys/cpu;
-// elsewhere, or with the build tag purego, the Go loop of gemmKernelGo.
+// rows × 16 columns, four times), checked at start with
+// golang.org/x/sys/cpu; on arm64 NEON (4 × 16, four times); elsewhere, or
+// with the build tag purego, the Go loop of gemmKernelGo.
 // The callers lay their matrices out for it: rows padded to a multiple of
 // gemmRows, columns a multiple of gemmCols.
 
