@@ -18,7 +18,6 @@ require (
 	go.lsp.dev/uri v1.0.1
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.43.0
-	gonum.org/v1/gonum v0.17.0
 	modernc.org/sqlite v1.62.0
 )
 

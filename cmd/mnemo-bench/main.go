@@ -66,6 +66,7 @@ type options struct {
 	history            int // records of the history rows
 	teamRecords        int // records of the team rows
 	teamProbes         int // write-to-searchable samples of the team rows
+	transcripts        string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -86,7 +87,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.embedSample, "embed", 48, "observation texts embedded by the sentence encoder for its throughput")
 	fs.StringVar(&o.embedder, "embedder", "auto", "the embedder of the data sets and their daemons: auto (the sentence encoder when installed), use-lite or hash")
 	fs.IntVar(&o.useTopics, "use-topics", 1000, "topics embedded by the sentence encoder for the data sets (the others borrow their vectors)")
-	parts := fs.String("parts", "embedding,hooks,ingest,sizes,editor,conversation,history,anchors,team", "what to measure, comma-separated: embedding, hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds), conversation (in-process: the turn-end read of a transcript, the records of what turns said), history (import claude-mem; backfill claude-code, codex and gemini), anchors (what checking observations' anchors adds to a context, at 10k), team (team memory through a throw-away PostgreSQL on loopback: push, pull, write to searchable)")
+	parts := fs.String("parts", "embedding,recorded,hooks,ingest,sizes,editor,conversation,history,anchors,team", "what to measure, comma-separated: embedding, recorded (the daemon's CPU back-filling the recorded Claude Code transcripts with the sentence encoder), hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds), conversation (in-process: the turn-end read of a transcript, the records of what turns said), history (import claude-mem; backfill claude-code, codex and gemini), anchors (what checking observations' anchors adds to a context, at 10k), team (team memory through a throw-away PostgreSQL on loopback: push, pull, write to searchable)")
+	fs.StringVar(&o.transcripts, "transcripts", filepath.Join("adapters", "claudecode", "testdata", "transcripts"), "the recorded Claude Code transcripts, a folder per version (the recorded rows)")
 	fs.IntVar(&o.teamRecords, "team-records", 5000, "records pushed and pulled by the team rows")
 	fs.IntVar(&o.teamProbes, "team-probes", 200, "saves timed from one daemon until the other's search finds them (team rows)")
 	fs.IntVar(&o.history, "history", 50000, "records of the history rows: claude-mem observations imported, tool events back-filled from each agent's transcripts")
@@ -100,10 +102,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	o.parts = map[string]bool{}
 	for _, p := range strings.Split(*parts, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "embedding", "hooks", "ingest", "sizes", "editor", "conversation", "history", "anchors", "team":
+		case "embedding", "recorded", "hooks", "ingest", "sizes", "editor", "conversation", "history", "anchors", "team":
 			o.parts[p] = true
 		default:
-			return o, fmt.Errorf("-parts: %q is not embedding, hooks, ingest, sizes, editor, conversation, history, anchors or team", p)
+			return o, fmt.Errorf("-parts: %q is not embedding, recorded, hooks, ingest, sizes, editor, conversation, history, anchors or team", p)
 		}
 	}
 	for _, s := range strings.Split(*sizes, ",") {
@@ -171,6 +173,9 @@ type bench struct {
 	anchors   *anchorsResult
 	team      *teamResult
 	teamErr   string
+
+	recorded    *recordedResult
+	recordedErr string // why the recorded rows were not measured
 }
 
 func (b *bench) run(ctx context.Context) error {
@@ -248,7 +253,7 @@ func (b *bench) run(ctx context.Context) error {
 		texts := sampleTexts(2048)
 		queries := genQueries(200)
 		if use != nil {
-			r, err := measureEmbedding(ctx, use, texts[:b.o.embedSample], texts[:max(4, b.o.embedSample/4)], queries[:40])
+			r, err := measureEmbedding(ctx, use, texts[:b.o.embedSample], texts[:b.o.embedSample], queries)
 			if err != nil {
 				return fmt.Errorf("embedding: %w", err)
 			}
@@ -267,6 +272,22 @@ func (b *bench) run(ctx context.Context) error {
 			return fmt.Errorf("embedding: %w", err)
 		}
 		b.embedders = append(b.embedders, r)
+	}
+	if b.o.parts["recorded"] {
+		if use == nil {
+			b.recordedErr = b.embedErr
+		} else {
+			b.log.Info("back-filling the recorded transcripts", "from", b.o.transcripts)
+			re, err := newEnv("recorded", b.o.models)
+			if err != nil {
+				return err
+			}
+			r, err := measureRecorded(ctx, re, b.o.transcripts)
+			if err != nil {
+				return fmt.Errorf("recorded transcripts: %w", err)
+			}
+			b.recorded = &r
+		}
 	}
 	if b.o.parts["hooks"] {
 		b.log.Info("measuring the hooks", "runs", b.o.hooks)
@@ -572,11 +593,29 @@ func (b *bench) rows() []row {
 		if e.load > 0 {
 			load = fmt.Sprintf("; loading the model %s, %.0f MB of heap", ms(e.load), b.modelMB)
 		}
-		rows = append(rows, row{"embedding throughput, " + e.id, fmt.Sprintf("%.1f observations/s", e.perSecond), "", "",
-			fmt.Sprintf("%d observation texts on %d CPUs, in-process; one observation on one CPU %s; one search query %s%s", e.texts, e.cpus, ms(e.single), p50p99(e.query), load)})
+		textBudget, textVerdict, queryBudget, queryVerdict, kernel := "", "", "", "", ""
+		if e.id != vector.HashEmbedderID {
+			textBudget, textVerdict = "p50 ≤ 25 ms", verdict(e.textCPU.p50() <= 25*time.Millisecond)
+			queryBudget, queryVerdict = "p50 ≤ 2 ms", verdict(e.queryCPU.p50() <= 2*time.Millisecond)
+			kernel = " (matrix kernel " + vector.KernelName() + ")"
+		}
+		rows = append(rows,
+			row{"embedding throughput, " + e.id, fmt.Sprintf("%.1f observations/s", e.perSecond), "", "",
+				fmt.Sprintf("%d observation texts on %d CPUs, in-process%s", e.texts, e.cpus, load)},
+			row{"embedding an observation's text, one CPU, " + e.id, "CPU " + p50p90(e.textCPU), textBudget, textVerdict,
+				fmt.Sprintf("%d texts one by one, the CPU time of the thread that embeds each%s", len(e.textCPU), kernel)},
+			row{"embedding a search query, one CPU, " + e.id, "CPU " + p50p90(e.queryCPU), queryBudget, queryVerdict,
+				fmt.Sprintf("%d queries one by one, as the text above; wall time %s", len(e.queryCPU), p50p99(e.query))},
+		)
 	}
 	if b.embedErr != "" {
 		rows = append(rows, row{"embedding throughput, USE-Lite", "not measured", "", "", b.embedErr})
+	}
+	if b.recorded != nil {
+		rows = append(rows, b.recorded.rows()...)
+	}
+	if b.recordedErr != "" {
+		rows = append(rows, row{"daemon CPU per tool event, back-filling the recorded Claude Code transcripts", "not measured", "", "", b.recordedErr})
 	}
 	if b.editor != nil {
 		rows = append(rows, b.editor.rows()...)

@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/memory/store"
@@ -58,22 +60,32 @@ func ms(d time.Duration) string {
 
 func p50p99(d dist) string { return fmt.Sprintf("p50 %s · p99 %s", ms(d.p50()), ms(d.p99())) }
 
-// embedResult is the embedding throughput of one embedder.
+func p50p90(d dist) string { return fmt.Sprintf("p50 %s · p90 %s", ms(d.p50()), ms(d.pct(90))) }
+
+// embedResult is the embedding throughput of one embedder, and what one
+// text and one query cost on one CPU.
 type embedResult struct {
 	id        string
 	texts     int
 	perSecond float64 // on all CPUs
-	single    time.Duration
-	query     dist // one query, on one CPU
+	textCPU   dist    // one observation's text: the CPU time of its thread
+	queryCPU  dist    // one search query: the CPU time of its thread
+	query     dist    // one query, wall time
 	cpus      int
 	load      time.Duration // opening the model
 }
 
 // measureEmbedding embeds observation texts of the data set in-process:
-// on all CPUs for the throughput, on one for the time of one text, and
-// the benchmark's search queries one by one (the embedding a search waits
-// for).
+// on all CPUs for the throughput, then each of singles and each query on
+// one CPU, timing the CPU time of the thread that embeds it (and the
+// query's wall time: what a search waits for). The sentence encoder is
+// measured without its memory of recent texts (vector.USELite.WithoutCache):
+// these texts are embedded more than once, and the rows are what encoding
+// one costs.
 func measureEmbedding(ctx context.Context, emb vector.Embedder, texts, singles []string, queries []query) (embedResult, error) {
+	if u, ok := emb.(*vector.USELite); ok {
+		emb = u.WithoutCache()
+	}
 	cpus := runtime.GOMAXPROCS(0)
 	res := embedResult{id: emb.ID(), texts: len(texts), cpus: cpus}
 	if _, err := embedAll(ctx, emb, texts[:min(len(texts), 4)], cpus, nil); err != nil { // warm up
@@ -84,19 +96,33 @@ func measureEmbedding(ctx context.Context, emb vector.Embedder, texts, singles [
 		return res, err
 	}
 	res.perSecond = float64(len(texts)) / time.Since(start).Seconds()
-	start = time.Now()
-	if _, err := embedAll(ctx, emb, singles, 1, nil); err != nil {
-		return res, err
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for _, text := range singles {
+		c0 := threadCPU()
+		if _, err := emb.Embed(ctx, text); err != nil && !errors.Is(err, vector.ErrNoText) {
+			return res, err
+		}
+		res.textCPU = append(res.textCPU, threadCPU()-c0)
 	}
-	res.single = time.Since(start) / time.Duration(len(singles))
 	for _, q := range queries {
-		t0 := time.Now()
+		t0, c0 := time.Now(), threadCPU()
 		if _, err := emb.Embed(ctx, q.Text); err != nil && !errors.Is(err, vector.ErrNoText) {
 			return res, err
 		}
+		res.queryCPU = append(res.queryCPU, threadCPU()-c0)
 		res.query = append(res.query, time.Since(t0))
 	}
 	return res, nil
+}
+
+// threadCPU is the CPU time of the calling thread (user and system).
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 // processResult is the start-to-exit time of one kind of process.
