@@ -199,6 +199,10 @@ const (
 	TypeNote      = "note"
 )
 
+// Types lists the observation types above, those the agents write and
+// people save.
+var Types = []string{TypeBugfix, TypeFeature, TypeRefactor, TypeChange, TypeDiscovery, TypeDecision, TypeSecurity, TypeNote}
+
 // Files returns the observation's files, modified first, without repeats.
 func (o *Observation) Files() []string {
 	out := make([]string, 0, len(o.FilesModified)+len(o.FilesRead))

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -276,37 +274,4 @@ func article(t string) string {
 		return "null"
 	}
 	return "a " + t
-}
-
-// The time forms the tools accept, in the words their errors use.
-const timeForms = "an RFC 3339 time (2026-05-01T09:00:00Z), a date (2026-05-01) or an age (90m, 36h, 7d, 2w)"
-
-var ageRE = regexp.MustCompile(`^(\d+)\s*(m|min|h|d|w)$`)
-
-// parseWhen reads a time: RFC 3339, a local date and time, a local date
-// (its start, or its end when end is true), or an age before now.
-func parseWhen(s string, end bool, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	if t, err := time.ParseInLocation(time.DateOnly, s, time.Local); err == nil {
-		if end {
-			t = t.AddDate(0, 0, 1).Add(-time.Nanosecond)
-		}
-		return t, nil
-	}
-	if m := ageRE.FindStringSubmatch(strings.ToLower(s)); m != nil {
-		n, err := strconv.Atoi(m[1])
-		if err == nil && n <= 100_000 {
-			unit := map[string]time.Duration{"m": time.Minute, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
-			return now.Add(-time.Duration(n) * unit), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a time: use %s", s, timeForms)
 }

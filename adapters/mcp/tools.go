@@ -278,12 +278,12 @@ func (s *Server) searchFull(ctx context.Context, in SearchInput) (string, memory
 	now := s.opts.Now()
 	var err error
 	if in.Since != "" {
-		if p.Since, err = parseWhen(in.Since, false, now); err != nil {
+		if p.Since, err = memory.ParseTime(in.Since, false, now); err != nil {
 			return "", memory.SearchResult{}, fmt.Errorf("%w: argument \"since\": %v", ErrArguments, err)
 		}
 	}
 	if in.Until != "" {
-		if p.Until, err = parseWhen(in.Until, true, now); err != nil {
+		if p.Until, err = memory.ParseTime(in.Until, true, now); err != nil {
 			return "", memory.SearchResult{}, fmt.Errorf("%w: argument \"until\": %v", ErrArguments, err)
 		}
 	}
@@ -423,9 +423,9 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, Timeli
 			anchorID = id
 			break
 		}
-		t, err := parseWhen(a, false, s.opts.Now())
+		t, err := memory.ParseTime(a, false, s.opts.Now())
 		if err != nil {
-			return "", TimelineOutput{}, fmt.Errorf("%w: argument \"anchor\": %q is neither an observation id (12 or \"#12\") nor a time (%s)", ErrArguments, a, timeForms)
+			return "", TimelineOutput{}, fmt.Errorf("%w: argument \"anchor\": %q is neither an observation id (12 or \"#12\") nor a time (%s)", ErrArguments, a, memory.TimeForms)
 		}
 		anchorTime = t
 	}

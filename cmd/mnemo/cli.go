@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -32,8 +33,8 @@ func searchCommand() *cli.Command {
 			&cli.StringFlag{Name: "type", Usage: "only these types (comma-separated)"},
 			&cli.StringFlag{Name: "host", Usage: "only what was made in this agent's sessions (" + strings.Join(hosts.Names(), ", ") + ")"},
 			&cli.StringFlag{Name: "file", Usage: "only observations touching a file containing one of these (comma-separated)"},
-			&cli.TimestampFlag{Name: "since", Layout: time.RFC3339, Usage: "only from this time"},
-			&cli.TimestampFlag{Name: "until", Layout: time.RFC3339, Usage: "only up to this time"},
+			&cli.StringFlag{Name: "since", Usage: "only from this time: " + memory.TimeForms},
+			&cli.StringFlag{Name: "until", Usage: "only up to this time (a day: to its end)"},
 			&cli.IntFlag{Name: "limit", Value: memory.DefaultLimit, Usage: "at most this many hits"},
 			&cli.StringFlag{Name: "mode", Value: memory.ModeHybrid, Usage: "rank by keywords and meaning (hybrid), keywords only (keyword) or meaning only (vector)"},
 			&cli.StringFlag{Name: "author", Usage: "only what this author shared through team memory (mnemo team)"},
@@ -50,43 +51,63 @@ func searchCommand() *cli.Command {
 				Types: daemon.SplitList(c.String("type")), Files: daemon.SplitList(c.String("file")), Limit: c.Int("limit"),
 				Host: c.String("host"), Mode: c.String("mode"),
 			}
-			if t := c.Timestamp("since"); t != nil {
-				p.Since = *t
+			if p.Since, err = timeFlag(c.String("since"), "since", false); err != nil {
+				return err
 			}
-			if t := c.Timestamp("until"); t != nil {
-				p.Until = *t
+			if p.Until, err = timeFlag(c.String("until"), "until", true); err != nil {
+				return err
 			}
-			return call(c, bind((*client.Client).Search, p), func(w io.Writer, r *memory.SearchResult) error {
+			return withDaemon(c, true, func(ctx context.Context, cl *client.Client) error {
+				r, err := cl.Search(ctx, p)
+				if err != nil {
+					return err
+				}
 				if len(r.Hits) == 0 {
-					fmt.Fprintln(w, "no matches")
-					return nil
-				}
-				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-				for _, h := range r.Hits {
-					by := ""
-					if h.Author != "" {
-						by = "  (" + h.Author + ")"
-					}
-					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, memory.StateMark(h.State)+memory.SeenMark(h.Count, h.LastSeen), by)
-					if h.Snippet != "" && h.Snippet != h.Title {
-						fmt.Fprintf(tw, "\t\t\t\t  %s\n", h.Snippet)
+					// A type no observation has is most often a slip.
+					for _, t := range p.Types {
+						if !slices.Contains(memory.Types, t) {
+							return fmt.Errorf("--type %s: no observation has this type; the types are %s", t, strings.Join(memory.Types, ", "))
+						}
 					}
 				}
-				tw.Flush()
-				if r.Total > len(r.Hits) {
-					fmt.Fprintf(w, "(%d of %d; --limit for more)\n", len(r.Hits), r.Total)
+				if c.Bool("json") {
+					return printJSON(c.App.Writer, r)
 				}
-				return nil
+				return printHits(c.App.Writer, &r)
 			})
 		},
 	}
+}
+
+// printHits prints a search's hits, one line each and its snippet under it.
+func printHits(w io.Writer, r *memory.SearchResult) error {
+	if len(r.Hits) == 0 {
+		fmt.Fprintln(w, "no matches")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, h := range r.Hits {
+		by := ""
+		if h.Author != "" {
+			by = "  (" + h.Author + ")"
+		}
+		fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, memory.StateMark(h.State)+memory.SeenMark(h.Count, h.LastSeen), by)
+		if h.Snippet != "" && h.Snippet != h.Title {
+			fmt.Fprintf(tw, "\t\t\t\t  %s\n", h.Snippet)
+		}
+	}
+	tw.Flush()
+	if r.Total > len(r.Hits) {
+		fmt.Fprintf(w, "(%d of %d; --limit for more)\n", len(r.Hits), r.Total)
+	}
+	return nil
 }
 
 func timelineCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "timeline",
 		Usage:     "show the observations around an id or a time",
-		ArgsUsage: "<id | RFC 3339 time>",
+		ArgsUsage: "<id | time>",
 		Flags: []cli.Flag{
 			jsonFlag,
 			&cli.IntFlag{Name: "before", Value: 5}, &cli.IntFlag{Name: "after", Value: 5},
@@ -94,11 +115,16 @@ func timelineCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return fmt.Errorf("timeline takes one anchor: an observation id or an RFC 3339 time")
+				return fmt.Errorf("timeline takes one anchor: an observation id or a time (%s)", memory.TimeForms)
 			}
-			anchor, _ := json.Marshal(c.Args().First())
-			if n, err := strconv.ParseUint(c.Args().First(), 10, 64); err == nil {
+			a := c.Args().First()
+			var anchor []byte
+			if n, err := strconv.ParseUint(strings.TrimPrefix(a, "#"), 10, 64); err == nil {
 				anchor, _ = json.Marshal(n)
+			} else if t, err := memory.ParseTime(a, false, time.Now()); err == nil {
+				anchor, _ = json.Marshal(t.Format(time.RFC3339Nano))
+			} else {
+				return fmt.Errorf("timeline's anchor %q is neither an observation id nor a time (%s)", a, memory.TimeForms)
 			}
 			p := memory.TimelineParams{Anchor: anchor, Before: c.Int("before"), After: c.Int("after"), Project: c.String("project")}
 			return call(c, bind((*client.Client).Timeline, p), func(w io.Writer, r *memory.TimelineResult) error {
@@ -122,25 +148,32 @@ func getCommand() *cli.Command {
 		ArgsUsage: "<id>...",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			var ids []uint64
-			for _, a := range c.Args().Slice() {
-				n, err := strconv.ParseUint(strings.TrimPrefix(a, "#"), 10, 64)
-				if err != nil {
-					return fmt.Errorf("%q is not an observation id", a)
-				}
-				ids = append(ids, n)
+			ids, err := parseIDs(c.Args().Slice(), "get takes the ids of the observations to print (mnemo search finds them)")
+			if err != nil {
+				return err
 			}
-			return call(c, bind((*client.Client).GetObservations, memory.IDsParams{IDs: ids}), func(w io.Writer, r *memory.ObservationsResult) error {
-				for i, o := range r.Observations {
-					if i > 0 {
-						fmt.Fprintln(w)
+			return withDaemon(c, true, func(ctx context.Context, cl *client.Client) error {
+				r, err := cl.GetObservations(ctx, memory.IDsParams{IDs: ids})
+				if err != nil {
+					return err
+				}
+				w := c.App.Writer
+				if c.Bool("json") {
+					err = printJSON(w, r)
+				} else {
+					for i, o := range r.Observations {
+						if i > 0 {
+							fmt.Fprintln(w)
+						}
+						io.WriteString(w, o.Markdown())
 					}
-					io.WriteString(w, o.Markdown())
 				}
-				for _, id := range r.Missing {
-					fmt.Fprintf(w, "#%d: no such observation\n", id)
+				if err == nil && len(r.Missing) > 0 {
+					// As every other command given an id: an id that names
+					// nothing is an error, said after what was found.
+					return fmt.Errorf("no observation %s (forgotten, or never recorded)", hashIDs(r.Missing))
 				}
-				return nil
+				return err
 			})
 		},
 	}

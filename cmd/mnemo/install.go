@@ -60,7 +60,7 @@ func uninstallCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return cli.ShowSubcommandHelp(c)
 			}
-			return fmt.Errorf("unknown host %q: one of %s", c.Args().First(), installerNames())
+			return unknownWord(c, "host", c.Args().First(), commandNames(c.Command.Subcommands))
 		},
 	}
 	for _, in := range install.Installers {
@@ -367,7 +367,7 @@ func wiringState(w install.Wiring, err error) string {
 // project in this folder.
 func listHosts(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return fmt.Errorf("unknown host %q: one of %s", c.Args().First(), installerNames())
+		return unknownWord(c, "host", c.Args().First(), commandNames(c.Command.Subcommands))
 	}
 	dir := mustGetwd()
 	rows, err := hostRows(dir)

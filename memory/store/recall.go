@@ -150,7 +150,7 @@ func (m *Memory) Timeline(ctx context.Context, p memory.TimelineParams) (memory.
 		return nil
 	})
 	if errors.Is(err, memory.ErrNotFound) {
-		return memory.TimelineResult{}, fmt.Errorf("timeline anchor %d: %w", id, memory.ErrNotFound)
+		return memory.TimelineResult{}, fmt.Errorf("timeline: no observation #%d: %w", id, memory.ErrNotFound)
 	}
 	m.withStates(res.Observations)
 	return res, err

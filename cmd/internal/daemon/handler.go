@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
@@ -143,7 +144,9 @@ func wireError(err error) error {
 	case errors.Is(err, memory.ErrInvalid):
 		return rpc.InvalidParams("%s", err.Error())
 	case errors.Is(err, memory.ErrNotFound):
-		return rpc.NotFound("%s", err.Error())
+		// The code says "not found": the sentinel's words at the end of
+		// the text would say it twice.
+		return rpc.NotFound("%s", strings.TrimSuffix(err.Error(), ": "+memory.ErrNotFound.Error()))
 	default:
 		return err
 	}
