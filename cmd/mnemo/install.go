@@ -131,7 +131,7 @@ func installHost(c *cli.Context, in install.Installer) error {
 		return err
 	}
 	res, err := in.Install(path, install.Options{HookPath: hook, Home: p.home})
-	printResult(c, res, cmp.Or(res.Label, "hooks")+" installed", hook)
+	printResult(c, res, cmp.Or(res.Label, "hooks")+" installed", hook, err)
 	if err != nil {
 		return err
 	}
@@ -178,7 +178,7 @@ func installHostMCP(c *cli.Context, in install.Installer, p hostPaths) (install.
 		o.Env = map[string]string{envHome: home}
 	}
 	res, err := in.InstallMCP(path, o)
-	printResult(c, res, "MCP server installed", exe+" mcp")
+	printResult(c, res, "MCP server installed", exe+" mcp", err)
 	return res, err
 }
 
@@ -225,7 +225,7 @@ func uninstallHost(c *cli.Context, in install.Installer) error {
 		return err
 	}
 	res, err := in.Uninstall(path, install.Options{Home: p.home})
-	printResult(c, res, cmp.Or(res.Label, "hooks")+" uninstalled", "")
+	printResult(c, res, cmp.Or(res.Label, "hooks")+" uninstalled", "", err)
 	if err != nil {
 		return err
 	}
@@ -240,7 +240,7 @@ func uninstallHost(c *cli.Context, in install.Installer) error {
 	}
 	if mcpPath != "" {
 		res, err = in.UninstallMCP(mcpPath)
-		printResult(c, res, "MCP server uninstalled", "")
+		printResult(c, res, "MCP server uninstalled", "", err)
 		if err != nil {
 			return err
 		}
@@ -280,13 +280,16 @@ func hookPath(flag string) (string, error) {
 }
 
 // printResult says what an install or uninstall did to a file, and to the
-// other files it changed with it.
-func printResult(c *cli.Context, res install.Result, verb, hook string) {
+// other files it changed with it. err is the installer's: a file it left
+// alone because of it is not said to be as wanted already (the error says
+// why).
+func printResult(c *cli.Context, res install.Result, verb, hook string, err error) {
 	w := c.App.Writer
 	if res.Path == "" {
 		return
 	}
 	switch {
+	case !res.Changed && err != nil:
 	case !res.Changed:
 		fmt.Fprintf(w, "%s: %s already, nothing changed\n", res.Path, verb)
 	default:
@@ -312,7 +315,7 @@ func printResult(c *cli.Context, res install.Result, verb, hook string) {
 	}
 	done := verb[strings.LastIndexByte(verb, ' ')+1:]
 	for _, also := range res.Also {
-		printResult(c, also, also.Label+" "+done, "")
+		printResult(c, also, also.Label+" "+done, "", err)
 	}
 }
 
