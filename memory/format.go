@@ -75,7 +75,7 @@ func (o *Observation) Markdown() string {
 		b.WriteString("\n")
 	}
 	if len(o.Edits) > 0 {
-		fmt.Fprintf(&b, "\nCorrected %d time(s); what it said before, newest first:\n", len(o.Edits))
+		fmt.Fprintf(&b, "\nCorrected %s; what it said before, newest first:\n", Count(len(o.Edits), "time", "times"))
 		for i := len(o.Edits) - 1; i >= 0; i-- {
 			e := o.Edits[i]
 			fmt.Fprintf(&b, "- until %s: %s\n", fmtTime(e.Time), orDash(e.Title))

@@ -312,7 +312,7 @@ func TestWorkflow(t *testing.T) {
 			t.Errorf("search does not find the corrected text:\n%s", txt)
 		}
 		txt, _ = mustOK(t, cs, mcp.ToolGetObservations, map[string]any{"ids": []uint64{round.ID}})
-		for _, w := range []string{"Invoices round half-up, per the auditor", "Corrected 1 time(s); what it said before, newest first:", "  Invoices round half-even; the PDF totals depend on it."} {
+		for _, w := range []string{"Invoices round half-up, per the auditor", "Corrected 1 time; what it said before, newest first:", "  Invoices round half-even; the PDF totals depend on it."} {
 			if !strings.Contains(txt, w) {
 				t.Errorf("get text lacks %q:\n%s", w, txt)
 			}

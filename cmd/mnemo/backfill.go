@@ -266,7 +266,8 @@ func (b *backfiller) run(ctx context.Context, files []backfill.Transcript) error
 	if b.dry {
 		verb = "would back-fill (dry run)"
 	}
-	fmt.Fprintf(b.w, "%s %d sessions: %d prompts, %d tool events, %d turns", verb, b.total.Sessions, b.total.Prompts, b.total.ToolEvents, b.total.Turns)
+	fmt.Fprintf(b.w, "%s %s: %s, %s, %s", verb, memory.Count(b.total.Sessions, "session", "sessions"), memory.Count(b.total.Prompts, "prompt", "prompts"),
+		memory.Count(b.total.ToolEvents, "tool event", "tool events"), memory.Count(b.total.Turns, "turn", "turns"))
 	if b.total.SkippedTools > 0 {
 		fmt.Fprintf(b.w, " (%d tool runs on the skip list)", b.total.SkippedTools)
 	}

@@ -200,12 +200,16 @@ func contextCommand() *cli.Command {
 func sessionsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "sessions",
-		Usage: "list sessions with both ids and their state",
+		Usage: "list sessions, newest first: project, host, prompts, state, and both ids (the host's and the memory agent's)",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			return call(c, (*client.Client).Sessions, func(w io.Writer, r *memory.SessionsResult) error {
+				if len(r.Sessions) == 0 {
+					_, err := fmt.Fprintln(w, "no sessions yet: the agents' hooks record them (mnemo install lists where Mnemo is wired)")
+					return err
+				}
 				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tCONTENT SESSION\tMEMORY SESSION\tPROJECT\tPLATFORM\tPROMPTS\tSTATUS\tFORCE INIT\tSTARTED")
+				fmt.Fprintln(tw, "ID\tSTARTED\tPROJECT\tHOST\tPROMPTS\tSTATUS\tHOST'S SESSION ID\tMEMORY AGENT'S SESSION ID")
 				for _, s := range r.Sessions {
 					ms := s.MemorySessionID
 					if ms == "" {
@@ -214,7 +218,11 @@ func sessionsCommand() *cli.Command {
 					if n := len(s.MemorySessions); n > 1 {
 						ms += fmt.Sprintf(" (+%d earlier)", n-1)
 					}
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%t\t%s\n", s.ID, s.ContentSessionID, ms, s.Project, s.Platform, s.PromptCounter, s.Status, s.ForceInit, s.CreatedAt.Local().Format("2006-01-02 15:04"))
+					status := s.Status
+					if s.ForceInit {
+						status += ", memory agent starts afresh"
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.CreatedAt.Local().Format("2006-01-02 15:04"), s.Project, s.Platform, s.PromptCounter, status, s.ContentSessionID, ms)
 				}
 				return tw.Flush()
 			})
@@ -236,8 +244,9 @@ func statusCommand() *cli.Command {
 func printStatus(w io.Writer, st *memory.Status) error {
 	fmt.Fprintf(w, "daemon       running (pid %d), Mnemo %s, protocol %d\n", st.PID, st.Version, st.ProtocolVersion)
 	fmt.Fprintf(w, "data         %s\n", st.DataDir)
-	fmt.Fprintf(w, "memory       %d observations, %d summaries, %d sessions, %d prompts\n", st.Counts.Observations, st.Counts.Summaries, st.Counts.Sessions, st.Counts.Prompts)
-	fmt.Fprintf(w, "queue        %d events waiting\n", st.Counts.Queued)
+	fmt.Fprintf(w, "memory       %s, %s, %s, %s\n", memory.Count(st.Counts.Observations, "observation", "observations"), memory.Count(st.Counts.Summaries, "summary", "summaries"),
+		memory.Count(st.Counts.Sessions, "session", "sessions"), memory.Count(st.Counts.Prompts, "prompt", "prompts"))
+	fmt.Fprintf(w, "queue        %s waiting\n", memory.Count(st.Counts.Queued, "event", "events"))
 	fmt.Fprintf(w, "agent        %s\n", st.Agent)
 	if st.Embedder != "" {
 		fmt.Fprintf(w, "embedder     %s\n", st.Embedder)

@@ -124,7 +124,7 @@ func correctCommand() *cli.Command {
 					return nil
 				}
 				fmt.Fprintf(w, "corrected #%d (%s, project %s): %s\n", o.ID, o.Type, o.Project, o.Title)
-				fmt.Fprintf(w, "what it said before is kept on the record (%d edit(s)): mnemo get %d\n", len(o.Edits), o.ID)
+				fmt.Fprintf(w, "what it said before is kept on the record (%s): mnemo get %d\n", memory.Count(len(o.Edits), "edit", "edits"), o.ID)
 				return nil
 			})
 		},
