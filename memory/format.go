@@ -19,7 +19,10 @@ func (o *Observation) Markdown() string {
 	if o.ContentSessionID != "" {
 		fmt.Fprintf(&b, " · session %s, prompt %d", o.ContentSessionID, o.PromptNumber)
 	}
-	if o.Source == SourceSaved {
+	switch {
+	case o.Source == SourceSaved && o.SavedBy == SavedByPerson:
+		b.WriteString(" · saved by a person")
+	case o.Source == SourceSaved:
 		b.WriteString(" · saved by the agent")
 	}
 	if o.Pinned {

@@ -115,6 +115,9 @@ type Observation struct {
 	// observation was made from: why it made the call.
 	Why    string `json:"why,omitempty"`
 	Source string `json:"source"` // SourceAgent, SourceSaved or SourceEditor
+	// SavedBy is SavedByPerson for a memory a person saved (SourceSaved);
+	// empty when the agent saved it.
+	SavedBy string `json:"savedBy,omitempty"`
 	// Host is the coding agent or editor whose session it was made in
 	// (the session's platform: "claude-code", "codex", "vscode", …).
 	Host string `json:"host,omitempty"`

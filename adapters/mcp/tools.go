@@ -525,6 +525,9 @@ func (s *Server) save(ctx context.Context, in SaveInput) (string, SaveOutput, er
 		s.log.Warn("read back a saved memory", "id", res.ID, "err", err)
 	}
 	text := fmt.Sprintf("Saved as #%d (%s, project %s): %s\nsearch finds it from now on; forget(ids=[%d]) deletes it.\n", out.ID, orDash(out.Type), orDash(out.Project), orDash(out.Title), out.ID)
+	if res.Truncated {
+		text += fmt.Sprintf("Its text was cut at %d KB, the most one memory keeps.\n", memory.MaxMessageBytes>>10)
+	}
 	return text, out, nil
 }
 
