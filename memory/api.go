@@ -382,8 +382,17 @@ type Hit struct {
 
 // SearchResult is a ranked list of hits.
 type SearchResult struct {
-	Hits  []Hit `json:"hits"`
-	Total int   `json:"total"`
+	Hits []Hit `json:"hits"`
+	// Total is how many hits were returned, len(Hits); More says that
+	// more hits clear the relevance floor than the limit let through.
+	// (Counting them all would cost a search without a limit.)
+	Total int  `json:"total"`
+	More  bool `json:"more,omitzero"`
+	// Closest says that no hit holds the query's words: the hits are
+	// only the closest to it in meaning (the sentence encoder's first few,
+	// or the hashing embedder's nearest), not matches. Never set for a
+	// search by meaning alone (ModeVector) or without a query.
+	Closest bool `json:"closest,omitzero"`
 }
 
 // TimelineParams asks for the observations around an anchor: an

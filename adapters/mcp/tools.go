@@ -307,15 +307,17 @@ func searchText(p memory.SearchParams, res memory.SearchResult) string {
 		b.WriteString(". Try other words, drop a filter, or leave out the query to list the newest observations.\n")
 		return b.String()
 	}
-	if res.Total > len(res.Hits) {
-		fmt.Fprintf(&b, "%d of %d observations", len(res.Hits), res.Total)
-	} else {
-		fmt.Fprintf(&b, "%d observation(s)", len(res.Hits))
+	if res.Closest {
+		b.WriteString("No observation holds these words; the closest in meaning, which may not be relevant: ")
 	}
+	b.WriteString(memory.Count(len(res.Hits), "observation", "observations"))
 	b.WriteString(describeFilters(p))
-	if p.Query != "" {
+	switch {
+	case res.Closest:
+		b.WriteString(":\n")
+	case p.Query != "":
 		b.WriteString(", best match first:\n")
-	} else {
+	default:
 		b.WriteString(", newest first:\n")
 	}
 	mixed := p.Project == "" && spansProjects(res.Hits)
@@ -329,8 +331,8 @@ func searchText(p memory.SearchParams, res memory.SearchResult) string {
 		}
 		b.WriteString(line + "\n")
 	}
-	if res.Total > len(res.Hits) {
-		fmt.Fprintf(&b, "(%d more; narrow the search or raise limit.)\n", res.Total-len(res.Hits))
+	if res.More {
+		b.WriteString("(More match; narrow the search or raise limit.)\n")
 	}
 	fmt.Fprintf(&b, "Next: timeline(anchor=%d) for what happened around a hit; get_observations(ids=[%s]) for full records.\n", res.Hits[0].ID, idList(hitIDs(res.Hits, 3)))
 	return b.String()

@@ -85,6 +85,9 @@ func printHits(w io.Writer, r *memory.SearchResult) error {
 		fmt.Fprintln(w, "no matches")
 		return nil
 	}
+	if r.Closest {
+		fmt.Fprintln(w, "no good match: nothing holds these words; the closest in meaning:")
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, h := range r.Hits {
 		by := ""
@@ -97,8 +100,8 @@ func printHits(w io.Writer, r *memory.SearchResult) error {
 		}
 	}
 	tw.Flush()
-	if r.Total > len(r.Hits) {
-		fmt.Fprintf(w, "(%d of %d; --limit for more)\n", len(r.Hits), r.Total)
+	if r.More {
+		fmt.Fprintf(w, "(the first %d; more match: --limit %d)\n", len(r.Hits), min(2*len(r.Hits), memory.MaxLimit))
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -286,7 +287,8 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 	if err != nil {
 		return memory.SearchResult{}, &memory.FieldError{Field: "mode", Reason: err.Error()}
 	}
-	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Host: p.Host, Files: p.Files, Since: p.Since, Limit: limit, Mode: mode, Keep: m.authorFilter(p.Author)}
+	// One hit more than the limit says whether there are more.
+	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Host: p.Host, Files: p.Files, Since: p.Since, Limit: min(limit+1, vector.MaxLimit), Mode: mode, Keep: m.authorFilter(p.Author)}
 	if !p.Until.IsZero() {
 		q.Until = p.Until.Add(time.Nanosecond) // our until is inclusive
 	}
@@ -294,7 +296,11 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 	if err != nil {
 		return memory.SearchResult{}, fmt.Errorf("search: %w", err)
 	}
-	res := memory.SearchResult{Hits: make([]memory.Hit, 0, len(hits))}
+	res := memory.SearchResult{More: len(hits) > limit}
+	hits = hits[:min(len(hits), limit)]
+	res.Hits = make([]memory.Hit, 0, len(hits))
+	res.Closest = p.Query != "" && mode != vector.Vector && len(hits) > 0 &&
+		!slices.ContainsFunc(hits, func(h vector.Hit) bool { return h.KeywordRank > 0 })
 	var snippet func(title, text string) string
 	if p.Query != "" {
 		snippet = m.index.Snippets(p.Query)

@@ -614,6 +614,28 @@ func TestSaveSaysWhoSavedAndWhatWasCut(t *testing.T) {
 	}
 }
 
+// A search says whether more hits match than its limit let through, and
+// its total is what it returned.
+func TestSearchSaysWhetherMoreMatch(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	for _, text := range []string{"the invoice rounds half-even", "the invoice total is in cents", "an invoice has lines"} {
+		if _, err := m.Save(ctx, memory.SaveParams{Project: "shop", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitIdle(t, m)
+	for _, tc := range []struct {
+		limit int
+		more  bool
+	}{{1, true}, {2, true}, {3, false}, {20, false}} {
+		r, err := m.Search(ctx, memory.SearchParams{Query: "invoice", Limit: tc.limit})
+		if err != nil || len(r.Hits) != min(tc.limit, 3) || r.Total != len(r.Hits) || r.More != tc.more || r.Closest {
+			t.Errorf("limit %d: %d hits, total %d, more %t, closest %t, %v; want more %t", tc.limit, len(r.Hits), r.Total, r.More, r.Closest, err, tc.more)
+		}
+	}
+}
+
 // Observations made before evidence was kept cannot get it (their events
 // are gone); doctor notes how many there are, leaving out saved notes,
 // which have no event.
