@@ -50,6 +50,24 @@ func DocOf(o *memory.Observation) vector.Doc {
 	return vector.Doc{ID: o.ID, Project: o.Project, Type: o.Type, Host: o.Host, Files: o.Files(), Time: o.Time, Title: o.Title, Text: b.String(), Evidence: o.Evidence}
 }
 
+// ownWords is what a hit's snippet is cut from: the observation's own
+// words (subtitle, narrative, why, facts), not the prompt of its turn,
+// which the turn's other records share and which would fill their
+// snippets alike; the prompt only when the record has nothing else.
+func ownWords(o *memory.Observation) string {
+	var b strings.Builder
+	for _, s := range append([]string{o.Subtitle, o.Narrative, o.Why}, o.Facts...) {
+		if s != "" {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	}
+	if b.Len() == 0 {
+		return o.Request
+	}
+	return b.String()
+}
+
 // indexState is the progress of (re-)embedding at start.
 type indexState struct {
 	pending atomic.Int64 // observations still to embed
@@ -317,8 +335,7 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 			hit := hitOf(o)
 			hit.Score, hit.State = h.Score, m.anchors.state(o)
 			if snippet != nil {
-				d := DocOf(o)
-				hit.Snippet = snippet(d.Title, d.Text)
+				hit.Snippet = snippet(o.Title, ownWords(o))
 			}
 			res.Hits = append(res.Hits, hit)
 		}
