@@ -224,8 +224,12 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	closing := "</" + memory.ContextTag + ">\n"
 	used := len(top) + head.Len() + len(listHead) + len(footer) + len(closing)
 	// Pinned observations come first, whatever their age; only the budget
-	// leaves one out.
-	const pinHead = "\n## Pinned (id · time · type · title)\n"
+	// leaves one out. Each comes with an excerpt of its text, as what was
+	// learned does, while the pins' rows take less than
+	// contextLearnedShare of the budget: a pinned note is there to be
+	// read, not looked up.
+	const pinHead = "\n## Pinned (id · time · type · what)\n"
+	pinRoom := int(float64(budget)*contextLearnedShare) - len(pinHead)
 	slices.SortFunc(pins, func(a, b memory.Observation) int {
 		return cmp.Or(b.Time.Compare(a.Time), cmp.Compare(b.ID, a.ID))
 	})
@@ -239,6 +243,12 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			continue // a person's word that it is wrong beats their pin
 		}
 		row := contextRow(&o)
+		excerpt := excerptOf(&o, contextExcerpt)
+		if with := row + "  " + excerpt + "\n"; excerpt != "" && pinRows.Len()+len(with) <= pinRoom && used+len(with) <= budget {
+			row = with
+		} else {
+			excerpt = "" // its title alone: the prompt that needs it gets its text
+		}
 		if used+len(row) > budget {
 			continue // a shorter row may still fit
 		}
@@ -249,7 +259,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		if o.State == memory.StateChanged || o.State == memory.StateGone || o.State == memory.StateSuperseded {
 			reason += "; marked " + o.State + " (" + anchorNote(&o) + ")"
 		}
-		inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Reason: reason})
+		inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Text: excerpt != "", Reason: reason})
 	}
 	if pinRows.Len() == 0 && len(pins) > 0 {
 		used -= len(pinHead)

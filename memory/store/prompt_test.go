@@ -146,6 +146,49 @@ func TestPromptRecallSkipsWhatTheSessionHas(t *testing.T) {
 	}
 }
 
+// A pinned note reaches the agent with its text, not as a title to look
+// up; a pin the budget gave by its title alone is not given for the
+// prompt's recall, which gives its text when a prompt asks for it.
+func TestPinnedNoteIsGivenWithItsText(t *testing.T) {
+	const (
+		title  = "Webhook secret location"
+		text   = "The Stripe webhook signing secret lives in Vault at secret/billing/stripe, key webhook_secret."
+		prompt = "Where in Vault is the Stripe webhook signing secret?"
+	)
+	for _, tc := range []struct {
+		name  string
+		bytes int    // the context's budget
+		pad   string // more text, to make the excerpt too long for a small budget
+		given bool   // the text is in SessionStart's context
+	}{
+		{"room for its text", 0, "", true},
+		{"its title alone", 512, strings.Repeat(" Rotate it there after each incident.", 8), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := openRecall(t, store.Options{ContextBytes: tc.bytes})
+			ctx := context.Background()
+			id := mustSave(t, m, memory.TypeNote, title, text+tc.pad)
+			if _, err := m.Pin(ctx, memory.IDsParams{IDs: []uint64{id}}); err != nil {
+				t.Fatal(err)
+			}
+			start, err := m.SessionStart(ctx, memory.SessionStartParams{ContentSessionID: "cc-pin", Cwd: "/src/shop", Source: "startup"})
+			if err != nil || !slices.Contains(start.ObservationIDs, id) || !strings.Contains(start.Context, title) {
+				t.Fatalf("session start = %v, %v; want the pin #%d:\n%s", start.ObservationIDs, err, id, start.Context)
+			}
+			if got := strings.Contains(start.Context, "secret/billing/stripe"); got != tc.given {
+				t.Fatalf("the pin's text in the context: %t, want %t:\n%s", got, tc.given, start.Context)
+			}
+			if item := lastInjection(t, m).Items[0]; item.ID != id || item.Text != tc.given {
+				t.Fatalf("audit item %+v, want #%d with text %t", item, id, tc.given)
+			}
+			r := mustPrompt(t, m, "cc-pin", prompt)
+			if recalled := strings.Contains(r.Context, "secret/billing/stripe"); recalled == tc.given {
+				t.Fatalf("the prompt recalled the pin's text: %t, want %t:\n%s", recalled, !tc.given, r.Context)
+			}
+		})
+	}
+}
+
 // However many memories match, the recall stays within its budget: at most
 // MaxPromptContextItems lines, which bind for titles in ASCII, and
 // MaxPromptContextBytes, which bind for long titles of wide characters
