@@ -98,6 +98,10 @@ func ParseArgs(args []string) (host, event string, err error) {
 	return host, event, nil
 }
 
+// LogPath is the hook's log in the Mnemo home: <home>/logs/hook.log
+// (rotated to hook.log.1 at 8 MB). mnemo doctor reports its warnings.
+func LogPath(home string) string { return filepath.Join(home, "logs", "hook.log") }
+
 // DaemonCommand returns the argv that starts the daemon for home (see
 // rpc.DaemonCommand) with the mnemo binary next to this executable (they
 // are installed together), else $MNEMO_BIN, else mnemo on PATH.

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -82,7 +83,10 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodSession, mem.SessionRecords)
 	handle(mux, memory.MethodInjections, mem.InjectionsOf)
 	handle(mux, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) {
-		return mem.Doctor(ctx)
+		res, err := mem.Doctor(ctx)
+		notes, problems := hookLogCheck(home, time.Now())
+		res.Notes, res.Problems = append(res.Notes, notes...), append(res.Problems, problems...)
+		return res, err
 	})
 	handle(mux, memory.MethodReindex, func(ctx context.Context, _ struct{}) (memory.ReindexResult, error) {
 		n, err := mem.Reindex(ctx)
