@@ -364,7 +364,7 @@ class Viewer {
         if (r.total === 0)
             this.list.append(el("p", "empty", "No sessions yet."));
         for (const s of r.sessions) {
-            const node = el("div", "row", undefined, el("span", `status s-${s.status}`, s.status), el("span", "title", `${s.project} · ${s.platform}`), el("span", "meta", `${s.promptCounter} prompts · ${when(s.updatedAt || s.createdAt)} · ${s.contentSessionId}`));
+            const node = el("div", "row", undefined, el("span", `status s-${s.status}`, s.status), el("span", "title", `${s.project} · ${s.platform}`), el("span", "meta", `${count(s.promptCounter, "prompt", "prompts")} · ${when(s.updatedAt || s.createdAt)} · ${s.contentSessionId}`));
             const row = { key: `s${s.id}`, node, open: () => void this.openSession(s.contentSessionId) };
             node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
             this.addRow(row, false);
@@ -383,7 +383,7 @@ class Viewer {
         this.openID = 0;
         const parts = [
             el("h2", undefined, `${s.project} · ${s.platform}`),
-            el("p", "meta", [s.contentSessionId, s.status, `${s.promptCounter} prompts`, when(s.createdAt)].join(" · ")),
+            el("p", "meta", [s.contentSessionId, s.status, count(s.promptCounter, "prompt", "prompts"), when(s.createdAt)].join(" · ")),
         ];
         const turns = new Set([...r.prompts.map((p) => p.number), ...r.summaries.map((x) => x.promptNumber)]);
         for (const n of [...turns].sort((a, b) => a - b)) {
@@ -435,7 +435,7 @@ class Viewer {
         this.list.append(el("h2", undefined, `Given to the next session of ${project}`), el("p", "meta", `${ctx.bytes} bytes, ${ctx.observationIds.length} records`), section("Why each record", why), left.childElementCount ? section("Left out", left) : el("span"));
         const past = el("ul", "injections");
         for (const i of inj.injections) {
-            past.append(el("li", undefined, `${when(i.time)} · ${i.source || "start"} · ${i.contentSessionId ?? ""} · ${i.items.length} records, ${i.bytes} bytes`));
+            past.append(el("li", undefined, `${when(i.time)} · ${i.source || "start"} · ${i.contentSessionId ?? ""} · ${count(i.items.length, "record", "records")}, ${i.bytes} bytes`));
         }
         this.detail.replaceChildren(el("h2", undefined, "The context"), el("pre", "context", ctx.context), section("Given before", past));
     }
@@ -447,7 +447,9 @@ class Viewer {
         add("Version", s.version);
         add("Data", s.dataDir);
         if (r.storeBytes >= 0)
-            add("On disk", `${(r.storeBytes / (1 << 20)).toFixed(1)} MB`);
+            add("Memory on disk", size(r.storeBytes));
+        if (r.homeBytes >= 0)
+            add("Home on disk", `${size(r.homeBytes)} (with the logs, and the model when it is there)`);
         add("Embedder", s.embedder);
         add("Agent", s.agent);
         add("Sessions", String(s.counts.sessions));
@@ -530,6 +532,14 @@ class Viewer {
 }
 // stateBadge marks a record whose code changed or is gone since, or that
 // was superseded, undone or marked wrong.
+// size is a number of bytes for people: KB under a megabyte, else MB.
+function size(bytes) {
+    return bytes < 1 << 20 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / (1 << 20)).toFixed(1)} MB`;
+}
+// count is n and its noun, one for 1 and many otherwise ("1 prompt").
+function count(n, one, many) {
+    return `${n} ${n === 1 ? one : many}`;
+}
 function stateBadge(state) {
     const text = { changed: " changed since", gone: " gone", reverted: " reverted", wrong: " marked wrong", superseded: " superseded" };
     if (!state || !text[state])

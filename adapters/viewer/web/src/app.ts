@@ -386,7 +386,7 @@ class Viewer {
       const node = el("div", "row", undefined,
         el("span", `status s-${s.status}`, s.status),
         el("span", "title", `${s.project} · ${s.platform}`),
-        el("span", "meta", `${s.promptCounter} prompts · ${when(s.updatedAt || s.createdAt)} · ${s.contentSessionId}`));
+        el("span", "meta", `${count(s.promptCounter, "prompt", "prompts")} · ${when(s.updatedAt || s.createdAt)} · ${s.contentSessionId}`));
       const row: Row = { key: `s${s.id}`, node, open: () => void this.openSession(s.contentSessionId) };
       node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
       this.addRow(row, false);
@@ -406,7 +406,7 @@ class Viewer {
     this.openID = 0;
     const parts: (Node | null)[] = [
       el("h2", undefined, `${s.project} · ${s.platform}`),
-      el("p", "meta", [s.contentSessionId, s.status, `${s.promptCounter} prompts`, when(s.createdAt)].join(" · ")),
+      el("p", "meta", [s.contentSessionId, s.status, count(s.promptCounter, "prompt", "prompts"), when(s.createdAt)].join(" · ")),
     ];
     const turns = new Set<number>([...r.prompts.map((p) => p.number), ...r.summaries.map((x) => x.promptNumber)]);
     for (const n of [...turns].sort((a, b) => a - b)) {
@@ -462,19 +462,20 @@ class Viewer {
       left.childElementCount ? section("Left out", left) : el("span"));
     const past = el("ul", "injections");
     for (const i of inj.injections) {
-      past.append(el("li", undefined, `${when(i.time)} · ${i.source || "start"} · ${i.contentSessionId ?? ""} · ${i.items.length} records, ${i.bytes} bytes`));
+      past.append(el("li", undefined, `${when(i.time)} · ${i.source || "start"} · ${i.contentSessionId ?? ""} · ${count(i.items.length, "record", "records")}, ${i.bytes} bytes`));
     }
     this.detail.replaceChildren(el("h2", undefined, "The context"), el("pre", "context", ctx.context), section("Given before", past));
   }
 
   async status(): Promise<void> {
-    const r = await api<{ status: Status; storeBytes: number; doctor: { problems: { check: string; detail: string }[]; notes?: string[] } }>("/api/status");
+    const r = await api<{ status: Status; storeBytes: number; homeBytes: number; doctor: { problems: { check: string; detail: string }[]; notes?: string[] } }>("/api/status");
     const s = r.status;
     const dl = el("dl", "status");
     const add = (k: string, v: string) => dl.append(el("dt", undefined, k), el("dd", undefined, v));
     add("Version", s.version);
     add("Data", s.dataDir);
-    if (r.storeBytes >= 0) add("On disk", `${(r.storeBytes / (1 << 20)).toFixed(1)} MB`);
+    if (r.storeBytes >= 0) add("Memory on disk", size(r.storeBytes));
+    if (r.homeBytes >= 0) add("Home on disk", `${size(r.homeBytes)} (with the logs, and the model when it is there)`);
     add("Embedder", s.embedder);
     add("Agent", s.agent);
     add("Sessions", String(s.counts.sessions));
@@ -552,6 +553,16 @@ class Viewer {
 
 // stateBadge marks a record whose code changed or is gone since, or that
 // was superseded, undone or marked wrong.
+// size is a number of bytes for people: KB under a megabyte, else MB.
+function size(bytes: number): string {
+  return bytes < 1 << 20 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / (1 << 20)).toFixed(1)} MB`;
+}
+
+// count is n and its noun, one for 1 and many otherwise ("1 prompt").
+function count(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 function stateBadge(state?: string): HTMLElement | null {
   const text: Record<string, string> = { changed: " changed since", gone: " gone", reverted: " reverted", wrong: " marked wrong", superseded: " superseded" };
   if (!state || !text[state]) return null;
