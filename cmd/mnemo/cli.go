@@ -297,6 +297,9 @@ func doctorCommand() *cli.Command {
 				fmt.Fprintf(w, "model        %s\n", notice)
 			} else {
 				fmt.Fprintf(w, "model        %s in %s\n", emb.ID(), daemon.ModelsDir(home))
+				if st, err := runningStatus(c.Context, home); err == nil && embedderOf(st) != emb.ID() && (cfg.Embedder == "" || cfg.Embedder == "default") {
+					fmt.Fprintf(w, "  the daemon was started before it was installed and runs %s: `mnemo reindex` restarts it on the model\n", embedderOf(st))
+				}
 			}
 			if err := daemon.CheckAgent(c.Context, cfg, home); err != nil {
 				failed = true
