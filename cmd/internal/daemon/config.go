@@ -97,12 +97,41 @@ func defaultConfig() Config {
 func SettingsFile(home string) string { return filepath.Join(home, "settings.json") }
 
 // ModelsDir is where the embedding model lives: $MNEMO_MODELS, else
-// <home>/models.
+// <home>/models; and when that holds no model, the .cache/models of the
+// checkout whose bin/ holds this mnemo, if it holds one: where `just
+// model` and `just demo` put it, so that bin/mnemo finds it after them
+// as it did under them.
 func ModelsDir(home string) string {
 	if d := os.Getenv("MNEMO_MODELS"); d != "" {
 		return d
 	}
-	return filepath.Join(home, "models")
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		exe = ""
+	}
+	return modelsDir(home, exe)
+}
+
+// modelsDir is ModelsDir without $MNEMO_MODELS, for the binary at exe.
+func modelsDir(home, exe string) string {
+	dir := filepath.Join(home, "models")
+	if hasModel(dir) || exe == "" {
+		return dir
+	}
+	if checkout := filepath.Join(filepath.Dir(filepath.Dir(exe)), ".cache", "models"); hasModel(checkout) {
+		return checkout
+	}
+	return dir
+}
+
+// hasModel reports whether dir holds the sentence encoder's folder
+// (vector.OpenUSELite reads it).
+func hasModel(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "use-lite"))
+	return err == nil && fi.IsDir()
 }
 
 // LoadConfig reads the settings file and the environment over the
