@@ -252,6 +252,7 @@ func uninstallHost(c *cli.Context, in install.Installer) error {
 		}
 		switch {
 		case r.Deleted:
+			install.RemoveEmptyDirs(filepath.Dir(r.Path))
 			fmt.Fprintf(c.App.Writer, "%s: rules file deleted (it held Mnemo's block only)\n", r.Path)
 		case r.Changed:
 			fmt.Fprintf(c.App.Writer, "%s: rules block removed\n", r.Path)

@@ -421,6 +421,8 @@ func undoSetup(w io.Writer, home string) error {
 		back := false
 		switch {
 		case !exists && !f.Existed:
+			// The uninstaller deleted what held only Mnemo's.
+			fmt.Fprintf(w, "%s: deleted (setup created it)\n", f.Path)
 			back = true
 		case !exists:
 			fmt.Fprintf(w, "%s: gone since setup\n", f.Path)

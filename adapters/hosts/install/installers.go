@@ -239,21 +239,23 @@ func installHooks(host string, events []string, f hookFormat, path string, o Opt
 
 // uninstallHooks takes Mnemo's hooks out of the hooks file at path.
 func uninstallHooks(f hookFormat, path string, now func() time.Time) (Result, error) {
-	var drop func(object) bool
-	if f.owned {
-		// Nothing left but the version Install wrote.
-		drop = func(root object) bool {
-			for _, m := range root {
-				if m.key != "version" {
-					return false
-				}
+	var removed bool
+	// Nothing left but the version Install wrote: a file of Mnemo's own
+	// goes; one of the host's (Cursor's hooks.json) when Mnemo's hooks
+	// were all it had.
+	drop := func(root object) bool {
+		for _, m := range root {
+			if m.key != "version" {
+				return false
 			}
-			return true
 		}
+		return f.owned || f.version && removed
 	}
 	return editFile(path, now, drop, func(root *object, r *Result) (bool, error) {
 		return editKey(root, "hooks", r, func(hooks *object, r *Result) error {
-			return removeEvents(hooks, f.shape, r)
+			err := removeEvents(hooks, f.shape, r)
+			removed = len(r.Removed) > 0
+			return err
 		})
 	})
 }

@@ -266,6 +266,7 @@ func uninstallPlugin(path string) (pluginResult, error) {
 	if err := os.Remove(path); err != nil {
 		return r, fmt.Errorf("plugin: %w", err)
 	}
+	RemoveEmptyDirs(filepath.Dir(path))
 	r.Changed = true
 	return r, nil
 }

@@ -3,6 +3,7 @@ package install_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,9 +207,9 @@ func FuzzSplice(f *testing.F) {
 }
 
 // TestRoundTripNewFile: install into a file that was not there, then
-// uninstall, leaves an empty object (each host reads it as no settings):
-// uninstall cannot know no one else wrote to the file since. `mnemo setup
-// --undo`, which recorded that it created the file, deletes it.
+// uninstall, leaves no file and no folder the install made: the file held
+// nothing but Mnemo's (had anyone written to it since, it would hold what
+// they wrote, and stay).
 func TestRoundTripNewFile(t *testing.T) {
 	home, _ := hostEnv(t)
 	path := filepath.Join(home, ".claude", "settings.json")
@@ -218,7 +219,10 @@ func TestRoundTripNewFile(t *testing.T) {
 	if _, err := install.Uninstall(path); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(path); err != nil || string(b) != "{}\n" {
-		t.Errorf("after install and uninstall: %q, %v", b, err)
+	if b, err := os.ReadFile(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after install and uninstall: %q, %v; want no file", b, err)
+	}
+	if _, err := os.Stat(filepath.Dir(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the .claude folder the install made is left: %v", err)
 	}
 }
