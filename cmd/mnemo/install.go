@@ -163,6 +163,20 @@ func installHostMCP(c *cli.Context, in install.Installer, p hostPaths) (install.
 		fmt.Fprintf(c.App.Writer, "MCP server not installed: %s\n", why)
 		return install.Result{}, nil
 	}
+	if p.scope == install.ScopeProject {
+		// A project's file is shared: it names mnemo as each person has
+		// it on PATH, and no home of this machine's.
+		res, err := in.InstallMCP(path, install.MCPOptions{Mnemo: install.MnemoOnPath})
+		printResult(c, res, "MCP server installed", install.MnemoOnPath+" mcp", err)
+		if err == nil && res.Changed {
+			note := "the project's file runs `mnemo mcp` from each person's PATH, with their own Mnemo home"
+			if _, lerr := exec.LookPath(install.MnemoOnPath); lerr != nil {
+				note += "; mnemo is not on this machine's PATH, so the server will not start here until it is"
+			}
+			fmt.Fprintf(c.App.Writer, "  note: %s\n", note)
+		}
+		return res, err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return install.Result{}, err

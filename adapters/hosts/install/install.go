@@ -21,6 +21,20 @@ import (
 // the binary lives.
 const HookBinary = "mnemo-hook" + exeSuffix
 
+// MnemoOnPath is MCPOptions.Mnemo for a file people share (a project's
+// .vscode/mcp.json, .mcp.json): the mnemo binary by its name, found on
+// each person's PATH, not this machine's path to it.
+const MnemoOnPath = "mnemo" + exeSuffix
+
+// checkMnemo refuses an MCP server's command that is neither an absolute
+// path nor MnemoOnPath.
+func checkMnemo(mnemo string) error {
+	if !filepath.IsAbs(mnemo) && mnemo != MnemoOnPath {
+		return fmt.Errorf("install: the mnemo binary must be an absolute path or %q, not %q", MnemoOnPath, mnemo)
+	}
+	return nil
+}
+
 // Installer errors.
 var (
 	// ErrInvalidSettings is a settings file that is not valid JSON, or not
@@ -720,8 +734,8 @@ func MCPConfigPath(scope, projectDir, home string) (string, error) {
 // server, with the same backup, atomic write and refusal of invalid files
 // as Install. A second InstallMCP changes nothing.
 func InstallMCP(path, mnemoPath string, now func() time.Time) (Result, error) {
-	if !filepath.IsAbs(mnemoPath) {
-		return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", mnemoPath)
+	if err := checkMnemo(mnemoPath); err != nil {
+		return Result{}, err
 	}
 	return installMCPEntry(path, "mcpServers", map[string]any{"type": "stdio", "command": mnemoPath, "args": []string{"mcp"}, "env": map[string]string{}}, now)
 }

@@ -72,7 +72,8 @@ type Installer struct {
 
 // MCPOptions say what InstallMCP registers.
 type MCPOptions struct {
-	// Mnemo is the absolute path of the mnemo binary, run as `mnemo mcp`.
+	// Mnemo is the absolute path of the mnemo binary, run as `mnemo mcp`,
+	// or MnemoOnPath in a file people share.
 	Mnemo string
 	// Env is set in the server's environment: some hosts (Codex CLI) start
 	// MCP servers with a few variables only, so a MNEMO_HOME of the user's
@@ -385,8 +386,8 @@ func hookInstaller(in Installer, f hookFormat) Installer {
 // with its command, arguments and environment.
 func jsonMCP(in Installer, key string, entry mcpEntry) Installer {
 	in.InstallMCP = func(path string, o MCPOptions) (Result, error) {
-		if !filepath.IsAbs(o.Mnemo) {
-			return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", o.Mnemo)
+		if err := checkMnemo(o.Mnemo); err != nil {
+			return Result{}, err
 		}
 		e := entry
 		e.Command, e.Args, e.Env = o.Mnemo, []string{"mcp"}, o.Env
@@ -556,8 +557,8 @@ func codexInstaller() Installer {
 	mcpPath := scoped(envCodexHome, ".codex", "config.toml", filepath.Join(".codex", "config.toml"))
 	in.MCPPath = mcpAt(mcpPath, "")
 	in.InstallMCP = func(path string, o MCPOptions) (Result, error) {
-		if !filepath.IsAbs(o.Mnemo) {
-			return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", o.Mnemo)
+		if err := checkMnemo(o.Mnemo); err != nil {
+			return Result{}, err
 		}
 		r, err := installCodexMCP(path, o)
 		r.Label = "MCP server"
