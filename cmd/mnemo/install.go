@@ -341,6 +341,20 @@ type hostRow struct {
 	user, project  install.Wiring
 	userErr, prErr error
 	rules          bool // the project's rules file has Mnemo's block
+	// viaClaude says the host's user hooks are Claude Code's settings
+	// (VS Code reads them): wired there, it runs Claude Code's hooks.
+	viaClaude bool
+}
+
+// userState is the row's user wiring in words, saying when it is Claude
+// Code's (a host that reads Claude Code's settings shows as wired once
+// Claude Code is).
+func (r hostRow) userState() string {
+	s := wiringState(r.user, r.userErr)
+	if r.viaClaude && len(r.user.Wired) > 0 {
+		s += " (Claude Code's hooks)"
+	}
+	return s
 }
 
 // hostRows examines every installer's files for this user and the project
@@ -361,6 +375,9 @@ func hostRows(dir string) ([]hostRow, error) {
 			return in.Wired(path)
 		}
 		row.user, row.userErr = wiring(install.ScopeUser)
+		if claude, err := install.SettingsPath(install.ScopeUser, dir, home); err == nil && in.Host != hosts.ClaudeCode {
+			row.viaClaude = row.user.Path == claude
+		}
 		row.project, row.prErr = wiring(install.ScopeProject)
 		if in.Rules != "" {
 			row.rules = rules.Marked(filepath.Join(memory.RootOf(dir), in.Rules))
@@ -404,7 +421,7 @@ func listHosts(c *cli.Context) error {
 		if r.rules {
 			rulesFile = r.in.Rules
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.in.Host, found, wiringState(r.user, r.userErr), wiringState(r.project, r.prErr), rulesFile)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.in.Host, found, r.userState(), wiringState(r.project, r.prErr), rulesFile)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "project: %s\n", dir)
@@ -450,7 +467,7 @@ func printHosts(w io.Writer, rows []hostRow, sessions []memory.Session) {
 		if seen {
 			event = fmt.Sprintf("%s (%s)", lastEvent(s).Local().Format("2006-01-02 15:04"), s.Project)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.in.Host, wiringState(r.user, r.userErr), wiringState(r.project, r.prErr), event)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.in.Host, r.userState(), wiringState(r.project, r.prErr), event)
 	}
 	tw.Flush()
 }
