@@ -71,7 +71,11 @@ func (o *Observation) Markdown() string {
 		}
 	}
 	if o.Evidence != "" {
-		b.WriteString("\nEvidence (from the event):\n")
+		if strings.Contains("\n"+o.Evidence, "\nbefore: ") {
+			b.WriteString("\nEvidence (from the event; before: the failure it fixed):\n")
+		} else {
+			b.WriteString("\nEvidence (from the event):\n")
+		}
 		for l := range strings.Lines(strings.TrimRight(o.Evidence, "\n")) {
 			fmt.Fprintf(&b, "  %s", l)
 		}
