@@ -79,7 +79,7 @@ func scoreContext(obs []memory.Observation, recent map[string]bool, under string
 			c.reasons = append(c.reasons, "saved on purpose")
 		}
 		c.score = recency * w
-		c.reasons = append(c.reasons, fmt.Sprintf("%s, #%d newest", o.Type, rank+1))
+		c.reasons = append(c.reasons, fmt.Sprintf("%s, %s newest", o.Type, ordinal(rank+1)))
 		for _, f := range o.Files() {
 			if recent[f] {
 				c.score += 0.5
@@ -363,7 +363,7 @@ func (m *Memory) learnedSection(inj *memory.Injection, learnts []memory.Observat
 		}
 		rank := len(scored)
 		scored = append(scored, candidate{o: o, score: w / (1 + float64(rank)/20),
-			reasons: []string{fmt.Sprintf("what was learned and decided: %s, #%d newest of them", o.Type, rank+1)}})
+			reasons: []string{fmt.Sprintf("what was learned and decided: %s, %s newest of them", o.Type, ordinal(rank+1))}})
 	}
 	slices.SortStableFunc(scored, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
 	var picked []pick
@@ -401,6 +401,26 @@ func (m *Memory) learnedSection(inj *memory.Injection, learnts []memory.Observat
 	}
 	*used += len(sectionHead)
 	return b.String()
+}
+
+// ordinal is a rank in words beside the records' ids, which the reasons
+// also name with "#": "the", "2nd", "3rd", "11th".
+func ordinal(n int) string {
+	if n == 1 {
+		return "the"
+	}
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
 }
 
 // excerptOf is what a record says beyond its title, on one line, at most

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -186,6 +187,25 @@ func TestPinnedNoteIsGivenWithItsText(t *testing.T) {
 				t.Fatalf("the prompt recalled the pin's text: %t, want %t:\n%s", recalled, !tc.given, r.Context)
 			}
 		})
+	}
+}
+
+// The context's reasons name ranks in words, beside the records' ids
+// (the viewer shows "#12 decision, the newest", not "#12 … #1 newest").
+func TestContextReasonsSayRanksInWords(t *testing.T) {
+	m := openRecall(t, store.Options{})
+	saveShop(t, m)
+	res, err := m.Context(context.Background(), memory.ContextParams{Project: "shop"})
+	if err != nil || len(res.Items) == 0 {
+		t.Fatalf("context: %+v, %v", res, err)
+	}
+	var reasons []string
+	for _, it := range res.Items {
+		reasons = append(reasons, it.Reason)
+	}
+	all := strings.Join(reasons, "\n")
+	if regexp.MustCompile(`#\d+ newest`).MatchString(all) || !strings.Contains(all, "the newest") {
+		t.Errorf("reasons:\n%s", all)
 	}
 }
 

@@ -64,6 +64,7 @@ class Viewer {
     rows = [];
     selected = -1;
     openID = 0; // the observation open in the detail pane
+    openCSID = ""; // the session open in the detail pane
     moreUntil = "";
     sessionOffset = 0;
     list = $("list");
@@ -82,9 +83,50 @@ class Viewer {
             b.addEventListener("click", () => this.show(b.dataset.tab));
         }
         document.addEventListener("keydown", (e) => this.key(e));
-        this.loadFilters().catch((e) => this.fail(e));
-        this.show("records");
+        // The address holds the view (restore), so that it can be reloaded,
+        // bookmarked and shared; a pasted one is followed.
+        window.addEventListener("hashchange", () => { if (location.hash !== this.address())
+            this.restore(); });
+        this.loadFilters().catch((e) => this.fail(e)).finally(() => this.restore());
         this.live();
+    }
+    // address is the view as the address's fragment: the tab, the search,
+    // the filters and the record or session open (#q=rounding&id=12).
+    address() {
+        const p = this.filters();
+        if (this.tab !== "records")
+            p.set("tab", this.tab);
+        if (this.openID)
+            p.set("id", String(this.openID));
+        else if (this.openCSID)
+            p.set("session", this.openCSID);
+        const h = p.toString();
+        return h ? "#" + h : "";
+    }
+    // remember puts the view in the address, in place (not as history).
+    remember() {
+        const h = this.address();
+        if (h !== location.hash)
+            history.replaceState(null, "", h || location.pathname + location.search);
+    }
+    // restore shows the view the address holds.
+    restore() {
+        const p = new URLSearchParams(location.hash.slice(1));
+        this.q.value = p.get("q") ?? "";
+        for (const [sel, key] of [[this.project, "project"], [this.host, "host"], [this.type, "type"]]) {
+            const v = p.get(key) ?? "";
+            if (v && !sel.querySelector(`option[value="${CSS.escape(v)}"]`))
+                sel.append(new Option(v, v));
+            sel.value = v;
+        }
+        const tabs = ["records", "sessions", "context", "status"];
+        const tab = tabs.find((t) => t === p.get("tab")) ?? "records";
+        this.show(tab);
+        const id = Number(p.get("id"));
+        if (Number.isInteger(id) && id > 0)
+            this.openRecord(id).catch((e) => this.fail(e));
+        else if (p.get("session"))
+            this.openSession(p.get("session") ?? "").catch((e) => this.fail(e));
     }
     // key is the keyboard: / search, j k move, Enter open, x forget, 1-4 tabs.
     key(e) {
@@ -181,6 +223,11 @@ class Viewer {
         this.rows = [];
         this.selected = -1;
         this.list.replaceChildren();
+        if (tab === "context" || tab === "status") {
+            this.openID = 0; // these fill the detail pane themselves
+            this.openCSID = "";
+        }
+        this.remember();
         const load = { records: () => this.records(false), sessions: () => this.sessions(false), context: () => this.context(), status: () => this.status() }[tab];
         load().catch((e) => this.fail(e));
     }
@@ -259,12 +306,15 @@ class Viewer {
         }
         if (this.openID === id) {
             this.openID = 0;
+            this.remember();
             this.detail.replaceChildren(el("p", "hint", `#${id} was forgotten.`));
         }
     }
     async openRecord(id) {
         const o = await api(`/api/records/${id}`);
         this.openID = id;
+        this.openCSID = "";
+        this.remember();
         this.detail.scrollTop = 0;
         const forget = el("button", "danger", "Forget");
         forget.addEventListener("click", () => void this.forget(id));
@@ -381,6 +431,8 @@ class Viewer {
         const r = await api(`/api/sessions/${encodeURIComponent(csid)}`);
         const s = r.session;
         this.openID = 0;
+        this.openCSID = csid;
+        this.remember();
         const parts = [
             el("h2", undefined, `${s.project} · ${s.platform}`),
             el("p", "meta", [s.contentSessionId, s.status, count(s.promptCounter, "prompt", "prompts"), when(s.createdAt)].join(" · ")),
@@ -530,8 +582,6 @@ class Viewer {
         this.addRow(row, true);
     }
 }
-// stateBadge marks a record whose code changed or is gone since, or that
-// was superseded, undone or marked wrong.
 // size is a number of bytes for people: KB under a megabyte, else MB.
 function size(bytes) {
     return bytes < 1 << 20 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / (1 << 20)).toFixed(1)} MB`;
@@ -540,6 +590,8 @@ function size(bytes) {
 function count(n, one, many) {
     return `${n} ${n === 1 ? one : many}`;
 }
+// stateBadge marks a record whose code changed or is gone since, or that
+// was superseded, undone or marked wrong.
 function stateBadge(state) {
     const text = { changed: " changed since", gone: " gone", reverted: " reverted", wrong: " marked wrong", superseded: " superseded" };
     if (!state || !text[state])
