@@ -37,11 +37,18 @@ func inputSchema[T any](tune func(props map[string]*jsonschema.Schema)) *jsonsch
 	return s
 }
 
-// outputSchema infers the schema of a tool's structured result from T.
+// outputSchema infers the schema of a tool's structured result from T,
+// kept to its top level: each property and its type, not the shape of a
+// whole record. The tool list goes into every session's context, and
+// get_observations' full schema alone was 2.9 KB of its 13.4; the result
+// itself is what the model reads.
 func outputSchema[T any]() *jsonschema.Schema {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: output schema of %T: %v", *new(T), err))
+	}
+	for name, p := range s.Properties {
+		s.Properties[name] = &jsonschema.Schema{Type: p.Type, Types: p.Types}
 	}
 	return s
 }

@@ -104,6 +104,27 @@ func TestTools(t *testing.T) {
 	}
 }
 
+// The tool list goes into the context of every session the agent runs:
+// it stays under 8 KB of JSON (13.4 KB before the descriptions were
+// tightened and the output schemas kept to their top level; claude-mem's
+// 14 tools take 7.8 KB, the reference MCP memory server's 9 tools 10.8 KB;
+// docs/decisions.md has the token counts).
+func TestToolListStaysSmall(t *testing.T) {
+	cs, _ := newSession(t, projectDir(t, "billing-api"))
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 8<<10 {
+		t.Errorf("the tool list is %d bytes of JSON, over 8 KB", len(b))
+	}
+	t.Logf("tools/list: %d tools, %d bytes", len(res.Tools), len(b))
+}
+
 var rowRE = regexp.MustCompile(`(?m)^(> |  )?#(\d+) · \d{4}-\d\d-\d\d \d\d:\d\d · [a-z_]+ · .+$`)
 
 // rowIDs reads the ids of a compact index.
