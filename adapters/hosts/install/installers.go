@@ -605,14 +605,16 @@ func geminiInstaller() Installer {
 
 // Cursor's hooks.json: {"version": 1, "hooks": {"<event>": [{"command",
 // "timeout"}]}}, the timeout in seconds. Mnemo installs postToolUse and
-// postToolUseFailure, which cover every tool in current builds, not the
-// per-kind afterShellExecution, afterFileEdit and afterMCPExecution that
-// would record each tool twice.
+// postToolUseFailure, which cover every tool in current builds, and the
+// per-kind afterFileEdit and afterShellExecution of the builds before
+// them (1.7), whose edits and commands would be lost otherwise; a build
+// that sends both for one edit or command has it stored once (the hook's
+// de-duplication key names what it changed or ran).
 func cursorInstaller() Installer {
 	in := Installer{
 		Host: hosts.Cursor, Title: "Cursor",
 		Scopes:    []string{ScopeUser, ScopeProject},
-		Events:    []string{"sessionStart", "beforeSubmitPrompt", "postToolUse", "postToolUseFailure", "stop", "sessionEnd"},
+		Events:    []string{"sessionStart", "beforeSubmitPrompt", "postToolUse", "postToolUseFailure", "afterFileEdit", "afterShellExecution", "stop", "sessionEnd"},
 		HooksPath: scoped("", ".cursor", "hooks.json", filepath.Join(".cursor", "hooks.json")),
 		Rules:     filepath.Join(".cursor", "rules", "mnemo.mdc"),
 		RulesHead: "---\ndescription: Mnemo's memory of this project\nalwaysApply: true\n---\n",
