@@ -382,8 +382,17 @@ type Hit struct {
 
 // SearchResult is a ranked list of hits.
 type SearchResult struct {
-	Hits  []Hit `json:"hits"`
-	Total int   `json:"total"`
+	Hits []Hit `json:"hits"`
+	// Total is how many hits were returned, len(Hits); More says that
+	// more hits clear the relevance floor than the limit let through.
+	// (Counting them all would cost a search without a limit.)
+	Total int  `json:"total"`
+	More  bool `json:"more,omitzero"`
+	// Closest says that no hit holds the query's words: the hits are
+	// only the closest to it in meaning (the sentence encoder's first few,
+	// or the hashing embedder's nearest), not matches. Never set for a
+	// search by meaning alone (ModeVector) or without a query.
+	Closest bool `json:"closest,omitzero"`
 }
 
 // TimelineParams asks for the observations around an anchor: an
@@ -476,7 +485,15 @@ type SaveParams struct {
 	// Anchor is where in a file the text comes from (an editor's
 	// selection); it is kept on the observation.
 	Anchor *Anchor `json:"anchor,omitempty"`
+	// By is who saves it: SavedByPerson for a person (mnemo remember),
+	// empty for the agent (its save_memory tool); kept on the observation
+	// (Observation.SavedBy).
+	By string `json:"by,omitempty"`
 }
+
+// SavedByPerson is SaveParams.By, and Observation.SavedBy, for a memory a
+// person saved.
+const SavedByPerson = "person"
 
 // Validate requires text and a project or working directory, and an
 // anchor, when given, to name a file and a range that starts at line 1 or
@@ -497,12 +514,18 @@ func (p *SaveParams) Validate() error {
 			return &FieldError{"anchor", "must be a range from line 1 on whose end is not before its start"}
 		}
 	}
+	if p.By != "" && p.By != SavedByPerson {
+		return &FieldError{"by", fmt.Sprintf("is %q; want %q or nothing (the agent)", p.By, SavedByPerson)}
+	}
 	return nil
 }
 
 // SaveResult is the stored observation's id.
 type SaveResult struct {
 	ID uint64 `json:"id"`
+	// Truncated says the text was longer than MaxMessageBytes, once its
+	// private parts were removed, and was cut there.
+	Truncated bool `json:"truncated,omitzero"`
 }
 
 // ForgetResult says what was deleted and what did not exist.

@@ -95,7 +95,12 @@ func withDaemon(c *cli.Context, start bool, fn func(context.Context, *client.Cli
 		return err
 	}
 	defer cl.Close()
-	return fn(c.Context, client.New(cl))
+	err = fn(c.Context, client.New(cl))
+	if rpc.CodeOf(err) == rpc.CodeInternal {
+		// The daemon keeps the details of its failures to its log.
+		return fmt.Errorf("%w (the daemon's log says why: %s)", err, filepath.Join(home, "logs", "daemon.log"))
+	}
+	return err
 }
 
 // stopDaemon stops the daemon (rpc.Terminate: SIGTERM on Unix, which it

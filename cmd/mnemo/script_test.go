@@ -134,8 +134,8 @@ func scriptCondition(cond string) (bool, error) {
 }
 
 // waitIdleCmd is `waitidle [n]`: wait until the daemon of $MNEMO_HOME
-// (started if none runs) holds at least n observations and has nothing
-// queued, or fail after 30 s.
+// (started if none runs) holds at least n observations, has nothing
+// queued and nothing left to embed, or fail after 30 s.
 func waitIdleCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) > 1 {
 		ts.Fatalf("usage: waitidle [observations]")
@@ -150,7 +150,10 @@ func waitIdleCmd(ts *testscript.TestScript, neg bool, args []string) {
 	for _, k := range []string{"PATH", "HOME", "MNEMO_HOME", "MNEMO_MODELS", "MNEMO_IDLE_TIMEOUT", "TMPDIR", "TZ", "GORACE"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
-	var st status
+	var st struct {
+		status
+		Embedder string `json:"embedder"`
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for delay := 10 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
 		cmd := exec.Command(mnemoBin, "status", "--json")
@@ -161,11 +164,11 @@ func waitIdleCmd(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("mnemo status --json: %v", err)
 		}
 		ts.Check(json.Unmarshal(out, &st))
-		if st.Counts.Observations >= want && st.Counts.Queued == 0 {
+		if st.Counts.Observations >= want && st.Counts.Queued == 0 && !strings.Contains(st.Embedder, "(embedding") {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("after 30s: %+v, want %d observations and an empty queue", st.Counts, want)
+			ts.Fatalf("after 30s: %+v, embedder %s; want %d observations, an empty queue and nothing left to embed", st.Counts, st.Embedder, want)
 		}
 		time.Sleep(delay)
 	}

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -585,6 +586,53 @@ func TestSaveKeepsTheAnchorOfASelection(t *testing.T) {
 	})
 	if err != nil || r2.ID == r.ID {
 		t.Fatalf("second save: #%d, %v; want a memory of its own", r2.ID, err)
+	}
+}
+
+// A memory a person saves is kept as theirs; one longer than a memory
+// keeps is cut, and the result says so; whoever else is named is refused.
+func TestSaveSaysWhoSavedAndWhatWasCut(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	r, err := m.Save(ctx, memory.SaveParams{Project: "shop", Text: strings.Repeat("x", memory.MaxMessageBytes+10), By: memory.SavedByPerson})
+	if err != nil || !r.Truncated {
+		t.Fatalf("save of %d bytes: %+v, %v; want it cut", memory.MaxMessageBytes+10, r, err)
+	}
+	got, err := m.Get(ctx, memory.IDsParams{IDs: []uint64{r.ID}})
+	if err != nil || len(got.Observations) != 1 {
+		t.Fatalf("get #%d: %v", r.ID, err)
+	}
+	if o := got.Observations[0]; o.SavedBy != memory.SavedByPerson || !strings.Contains(o.Markdown(), " · saved by a person") {
+		t.Fatalf("saved by %q:\n%s", o.SavedBy, o.Markdown())
+	}
+	r, err = m.Save(ctx, memory.SaveParams{Project: "shop", Text: strings.Repeat("y", memory.MaxMessageBytes)})
+	if err != nil || r.Truncated {
+		t.Fatalf("save of exactly the most a memory keeps: %+v, %v", r, err)
+	}
+	if _, err := m.Save(ctx, memory.SaveParams{Project: "shop", Text: "z", By: "robot"}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("save by a robot: %v, want invalid", err)
+	}
+}
+
+// A search says whether more hits match than its limit let through, and
+// its total is what it returned.
+func TestSearchSaysWhetherMoreMatch(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	for _, text := range []string{"the invoice rounds half-even", "the invoice total is in cents", "an invoice has lines"} {
+		if _, err := m.Save(ctx, memory.SaveParams{Project: "shop", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitIdle(t, m)
+	for _, tc := range []struct {
+		limit int
+		more  bool
+	}{{1, true}, {2, true}, {3, false}, {20, false}} {
+		r, err := m.Search(ctx, memory.SearchParams{Query: "invoice", Limit: tc.limit})
+		if err != nil || len(r.Hits) != min(tc.limit, 3) || r.Total != len(r.Hits) || r.More != tc.more || r.Closest {
+			t.Errorf("limit %d: %d hits, total %d, more %t, closest %t, %v; want more %t", tc.limit, len(r.Hits), r.Total, r.More, r.Closest, err, tc.more)
+		}
 	}
 }
 

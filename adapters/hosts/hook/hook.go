@@ -394,7 +394,7 @@ func (h *hook) logPath() string {
 	if h.cfg.Home == "" {
 		return ""
 	}
-	return filepath.Join(h.cfg.Home, "logs", "hook.log")
+	return LogPath(h.cfg.Home)
 }
 
 // logLevel is MNEMO_LOG_LEVEL's (debug, info, warn, error), default info.

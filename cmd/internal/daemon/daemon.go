@@ -45,8 +45,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 	sock := rpc.SocketPath(d.Home)
 	ln, err := rpc.Listen(sock)
 	if errors.Is(err, rpc.ErrDaemonRunning) {
-		log.Info("a daemon is already running", "socket", sock)
-		return nil
+		// An error, whose words say which daemon: a person who ran
+		// `mnemo daemon` learns it did not start; a client that started
+		// this one in a race dials the one that runs.
+		pid := runningPID(ctx, sock)
+		log.Info("a daemon is already running", "socket", sock, "running", pid)
+		if pid > 0 {
+			return fmt.Errorf("a daemon already runs for %s (pid %d); `mnemo daemon stop` stops it", d.Home, pid)
+		}
+		return fmt.Errorf("a daemon already runs for %s; `mnemo daemon stop` stops it", d.Home)
 	}
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -105,6 +112,23 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	log.Info("daemon stopped")
 	return err
+}
+
+// runningPID asks the daemon listening at sock for its process id; 0 when
+// it does not say within a second.
+func runningPID(ctx context.Context, sock string) int {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	nc, err := rpc.DialSocket(ctx, sock)
+	if err != nil {
+		return 0
+	}
+	defer nc.Close()
+	hr, err := rpc.Handshake(ctx, nc, rpc.ClientCLI)
+	if err != nil {
+		return 0
+	}
+	return hr.PID
 }
 
 // ingestSpool replays the hook events that could not reach a daemon, in

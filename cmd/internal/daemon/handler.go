@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -81,7 +83,10 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodSession, mem.SessionRecords)
 	handle(mux, memory.MethodInjections, mem.InjectionsOf)
 	handle(mux, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) {
-		return mem.Doctor(ctx)
+		res, err := mem.Doctor(ctx)
+		notes, problems := hookLogCheck(home, time.Now())
+		res.Notes, res.Problems = append(res.Notes, notes...), append(res.Problems, problems...)
+		return res, err
 	})
 	handle(mux, memory.MethodReindex, func(ctx context.Context, _ struct{}) (memory.ReindexResult, error) {
 		n, err := mem.Reindex(ctx)
@@ -143,7 +148,9 @@ func wireError(err error) error {
 	case errors.Is(err, memory.ErrInvalid):
 		return rpc.InvalidParams("%s", err.Error())
 	case errors.Is(err, memory.ErrNotFound):
-		return rpc.NotFound("%s", err.Error())
+		// The code says "not found": the sentinel's words at the end of
+		// the text would say it twice.
+		return rpc.NotFound("%s", strings.TrimSuffix(err.Error(), ": "+memory.ErrNotFound.Error()))
 	default:
 		return err
 	}
