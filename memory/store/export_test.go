@@ -11,8 +11,16 @@ import (
 
 // Backdoors for the external tests.
 
+// GroupSync is the group commit, for its tests.
+type GroupSync interface {
+	Soon()
+	Wait() error
+	Stats() SyncStats
+	Close() error
+}
+
 // NewGroupSync exposes the group commit.
-func NewGroupSync(flush func() error) interface{ Wait() error } { return newGroupSync(flush) }
+func NewGroupSync(flush func() error) GroupSync { return newGroupSync(flush) }
 
 // OpenDatabase opens the Badger database in dir on its own, without a
 // Memory around it.

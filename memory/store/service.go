@@ -26,7 +26,8 @@ type Options struct {
 	// Dir is the Badger directory; ignored when InMemory.
 	Dir      string
 	InMemory bool
-	// NoSync turns off the fsync of every acknowledged write (benchmarks).
+	// NoSync turns off the group sync of acknowledged writes (benchmarks):
+	// they then survive a crash of the process, not of the machine.
 	NoSync bool
 	// Agent makes observations; local.Agent{} when nil.
 	Agent memory.Agent
@@ -392,7 +393,8 @@ func (m *Memory) UserPromptSubmit(ctx context.Context, p memory.UserPromptParams
 }
 
 // PostToolUse queues a tool event durably: when it returns, the event
-// survives a crash. Skipped tools and events of a private turn are not
+// survives a crash of the process, and of the machine once the sync
+// window has passed (SyncWindow). Skipped tools and events of a private turn are not
 // stored.
 func (m *Memory) PostToolUse(ctx context.Context, p memory.ToolUseParams) (memory.QueueResult, error) {
 	if err := p.Validate(); err != nil {
@@ -639,6 +641,10 @@ func (m *Memory) Status(ctx context.Context) (memory.Status, error) {
 	if ps := m.Paused(); len(ps) > 0 {
 		st.Paused = ps
 	}
+	if m.store.durable != nil {
+		s := m.store.syncStats()
+		st.Sync = &memory.SyncStatus{WindowMs: millis(SyncWindow), Syncs: s.Syncs, LastLagMs: millis(s.LastLag), MaxLagMs: millis(s.MaxLag), Errors: s.Errors}
+	}
 	select {
 	case <-m.loaded:
 	default:
@@ -654,6 +660,13 @@ func (m *Memory) Status(ctx context.Context) (memory.Status, error) {
 	}
 	return st, nil
 }
+
+// SyncStats returns how the group sync has kept its window (SyncWindow)
+// since Open; zero when writes are not synced (InMemory, NoSync).
+func (m *Memory) SyncStats() SyncStats { return m.store.syncStats() }
+
+// millis is d in milliseconds, to a microsecond.
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func clipBytes(s string, n int) string {
 	if len(s) <= n {
