@@ -529,8 +529,17 @@ func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (mem
 	var (
 		status  memory.SessionStatus
 		changed memory.Change
+		replay  bool
 	)
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
+		var first memory.SessionEndResult
+		var err error
+		if replay, err = seenEvent(txn, p.EventKey, &first); err != nil || replay {
+			// The same end taken again (the hooks' journal read again
+			// after a crash) does not end a session resumed since.
+			status = first.Status
+			return err
+		}
 		sess, err := m.store.sessionByContentID(txn, p.ContentSessionID)
 		if err != nil {
 			return err
@@ -539,7 +548,10 @@ func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (mem
 		status = sess.Status
 		changed = memory.Change{Kind: memory.KindSession, Time: now, ID: sess.ID, ContentSessionID: sess.ContentSessionID,
 			Project: sess.Project, Host: sess.Platform, Status: sess.Status}
-		return m.store.putSession(txn, sess)
+		if err := m.store.putSession(txn, sess); err != nil {
+			return err
+		}
+		return rememberEvent(txn, p.EventKey, memory.SessionEndResult{Status: status})
 	})
 	if errors.Is(err, memory.ErrNotFound) {
 		if p.Cwd != "" {
@@ -553,7 +565,9 @@ func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (mem
 	if err != nil {
 		return memory.SessionEndResult{}, fmt.Errorf("session end: %w", err)
 	}
-	m.publish(changed)
+	if !replay {
+		m.publish(changed)
+	}
 	return memory.SessionEndResult{Status: status}, nil
 }
 
@@ -659,6 +673,15 @@ func (m *Memory) Status(ctx context.Context) (memory.Status, error) {
 		}
 	}
 	return st, nil
+}
+
+// WaitSynced returns once every write acknowledged before the call is on
+// disk; at once when writes are not synced (InMemory, NoSync).
+func (m *Memory) WaitSynced() error {
+	if m.store.durable == nil {
+		return nil
+	}
+	return m.store.durable.Wait()
 }
 
 // SyncStats returns how the group sync has kept its window (SyncWindow)

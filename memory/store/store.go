@@ -51,6 +51,7 @@ const SchemaVersion = 2
 //	x/<xid>                             context injection audit
 //	i/xs/<contentSessionId>\x00<xid>    a content session's injections
 //	i/ek/<eventKey>                     result of an idempotent call (TTL)
+//	meta/journal                        how far the hooks' journal was read (journal.go)
 var (
 	keySchema = []byte("meta/schema")
 	keyEmbed  = []byte("meta/embedder")
