@@ -172,9 +172,12 @@ type journalFile struct {
 	name string // its path now
 	id   string
 	off  int64 // read and taken up to here
+	// released is where the bytes released (Release) end: before it, the
+	// file holds zeros.
+	released int64
 	// rotated: renamed away (or replaced): read until no hook can write it,
-	// then removed.
-	rotated bool
+	// then done, and removed once released.
+	rotated, done bool
 }
 
 // OpenJournalReader opens the journal at path for reading: any rotated
@@ -229,7 +232,7 @@ func OpenJournalReader(path string, offsets map[string]int64) (*JournalReader, e
 
 // openJournalFile opens a journal file and reads its header.
 func openJournalFile(name string, offsets map[string]int64) (*journalFile, error) {
-	f, err := openFile(name, os.O_RDONLY, 0)
+	f, err := openFile(name, os.O_RDWR, 0) // Release writes
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +246,9 @@ func openJournalFile(name string, offsets map[string]int64) (*journalFile, error
 			jf.off = int64(i + 1)
 		}
 	}
+	jf.released = jf.off
 	if off, ok := offsets[jf.id]; ok && jf.id != "" && off > jf.off {
+		// Taken before, and maybe not released: Release zeroes it again.
 		jf.off = off
 	}
 	return jf, nil
@@ -307,8 +312,10 @@ func (r *JournalReader) Read(take func(SpoolEntry) error) (n int, err error) {
 		return 0, err
 	}
 	var corrupt CorruptSpoolError
-	for i := 0; i < len(r.files); i++ {
-		jf := r.files[i]
+	for _, jf := range r.files {
+		if jf.done {
+			continue
+		}
 		// A rotated file is finished once it is locked: no hook holds its
 		// shared lock, and any hook that takes one later sees that the
 		// file is no longer the journal and writes the new one.
@@ -318,20 +325,10 @@ func (r *JournalReader) Read(take func(SpoolEntry) error) (n int, err error) {
 		if err != nil {
 			return n, err
 		}
-		if !locked {
-			// A hook still writing a rotated file holds it up, not the
-			// newer files: the hooks of one session run one after the
-			// other, so a later event of its session is not in them yet.
-			continue
-		}
-		jf.f.Close()
-		if jf.name != "" {
-			if err := os.Remove(jf.name); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return n, fmt.Errorf("journal: %w", err)
-			}
-		}
-		r.files = slices.Delete(r.files, i, i+1)
-		i--
+		// A hook still writing a rotated file holds it up, not the newer
+		// files: the hooks of one session run one after the other, so a
+		// later event of its session is not in them yet.
+		jf.done = locked
 	}
 	if len(corrupt.Lines) > 0 {
 		return n, &corrupt
@@ -354,6 +351,16 @@ func (r *JournalReader) readFile(jf *journalFile, take func(SpoolEntry) error, c
 			return n, fmt.Errorf("journal: %w", err)
 		}
 		data := buf[:got]
+		if len(data) > 0 && data[0] == 0 {
+			// Released records (zeroed) read again by a reader that did
+			// not know how far they went.
+			z := 0
+			for z < len(data) && data[z] == 0 {
+				z++
+			}
+			jf.off += int64(z)
+			continue
+		}
 		end := bytes.LastIndexByte(data, '\n')
 		if end < 0 {
 			switch {
@@ -437,11 +444,80 @@ func (r *JournalReader) Positions() map[string]int64 {
 	return pos
 }
 
+// A JournalMark is what was taken from the journal at one moment (Mark),
+// to Release once it is stored for good.
+type JournalMark struct {
+	taken []journalTaken
+}
+
+type journalTaken struct {
+	jf   *journalFile
+	off  int64
+	done bool
+}
+
+// Mark returns what was taken so far.
+func (r *JournalReader) Mark() JournalMark {
+	var m JournalMark
+	for _, jf := range r.files {
+		m.taken = append(m.taken, journalTaken{jf, jf.off, jf.done})
+	}
+	return m
+}
+
+// Pending reports whether records were taken and not released yet.
+func (r *JournalReader) Pending() bool {
+	for _, jf := range r.files {
+		if jf.done || jf.off > jf.released {
+			return true
+		}
+	}
+	return false
+}
+
+// Release lets go of what m says was taken, once the records are stored
+// and synced to disk: their bytes in the journal are zeroed (a hole
+// punched where the file system can, else written over with zeros), and
+// rotated files finished are removed, so that the journal keeps an event
+// no longer than it takes the daemon to store it. Until then it is the
+// event's copy that survives a power loss.
+func (r *JournalReader) Release(m JournalMark) error {
+	var errs []error
+	for _, t := range m.taken {
+		i := slices.Index(r.files, t.jf)
+		if i < 0 {
+			continue // released before
+		}
+		jf := t.jf
+		if t.done {
+			jf.f.Close()
+			if jf.name != "" {
+				if err := os.Remove(jf.name); err != nil && !errors.Is(err, os.ErrNotExist) {
+					errs = append(errs, fmt.Errorf("journal: %w", err))
+				}
+			}
+			r.files = slices.Delete(r.files, i, i+1)
+			continue
+		}
+		if t.off > jf.released {
+			if err := zeroRange(jf.f, jf.released, t.off-jf.released); err != nil {
+				errs = append(errs, fmt.Errorf("journal: release: %w", err))
+				continue
+			}
+			jf.released = t.off
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // Unread returns how many bytes the journal files hold past what was
 // taken: records written and not yet read, and one being written.
 func (r *JournalReader) Unread() int64 {
 	var n int64
 	for _, jf := range r.files {
+		if jf.done {
+			continue
+		}
 		if fi, err := jf.f.Stat(); err == nil && fi.Size() > jf.off {
 			n += fi.Size() - jf.off
 		}
@@ -488,5 +564,18 @@ func (r *JournalReader) Close() error {
 		jf.f.Close()
 	}
 	r.files = nil
+	return nil
+}
+
+// writeZeros writes n zero bytes to f at off.
+func writeZeros(f *os.File, off, n int64) error {
+	zeros := make([]byte, min(n, 64<<10))
+	for n > 0 {
+		k := min(n, int64(len(zeros)))
+		if _, err := f.WriteAt(zeros[:k], off); err != nil {
+			return err
+		}
+		off, n = off+k, n-k
+	}
 	return nil
 }

@@ -216,6 +216,9 @@ func TestJournalConcurrentAppenders(t *testing.T) {
 			if _, err := r.Read(take); err != nil {
 				t.Error(err)
 			}
+			if err := r.Release(r.Mark()); err != nil {
+				t.Error(err)
+			}
 			if _, err := r.Rotate(8 << 10); err != nil {
 				t.Error(err)
 			}
@@ -223,6 +226,9 @@ func TestJournalConcurrentAppenders(t *testing.T) {
 			case <-stop:
 				for {
 					if _, err := r.Read(take); err != nil {
+						t.Error(err)
+					}
+					if err := r.Release(r.Mark()); err != nil {
 						t.Error(err)
 					}
 					if old, _ := filepath.Glob(path + ".old-*"); len(old) == 0 && r.Unread() == 0 {
@@ -305,6 +311,12 @@ func TestJournalRotationWaitsForTheLastWriter(t *testing.T) {
 	if got := readAll(t, r); len(got) != 0 {
 		t.Fatalf("read %v again", got)
 	}
+	if old, _ := filepath.Glob(path + ".old-*"); len(old) != 1 {
+		t.Fatalf("the finished rotated file was removed before its records were released: %v", old)
+	}
+	if err := r.Release(r.Mark()); err != nil {
+		t.Fatal(err)
+	}
 	if len(r.Positions()) != 1 {
 		t.Fatalf("positions %v: the rotated file is not finished", r.Positions())
 	}
@@ -332,6 +344,9 @@ func TestJournalRotationWaitsForTheLastWriter(t *testing.T) {
 	defer r2.Close()
 	if got := readAll(t, r2); strings.Join(got, ",") != "k000004,k000005" {
 		t.Fatalf("the next reader read %v, want k000004,k000005", got)
+	}
+	if err := r2.Release(r2.Mark()); err != nil {
+		t.Fatal(err)
 	}
 	if old, _ := filepath.Glob(path + ".old-*"); len(old) != 0 {
 		t.Fatalf("rotated file left: %v", old)
@@ -391,5 +406,52 @@ func TestJournalCreatedWithItsHeader(t *testing.T) {
 	}
 	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a stale temporary journal is left: %v", err)
+	}
+}
+
+// Released records leave the journal: their bytes are zeros, and a reader
+// that starts over from the file's beginning skips them without a word.
+func TestJournalReleaseZeroesWhatWasTaken(t *testing.T) {
+	path := hook.JournalPath(t.TempDir())
+	for i := range 5 {
+		appendEntry(t, path, i)
+	}
+	r, err := hook.OpenJournalReader(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	readAll(t, r)
+	if !r.Pending() {
+		t.Fatal("nothing pending after a read")
+	}
+	m := r.Mark()
+	appendEntry(t, path, 5) // after the mark: kept
+	if err := r.Release(m); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if strings.Contains(string(data), fmt.Sprintf("k%06d", i)) {
+			t.Errorf("released record k%06d is still in the journal", i)
+		}
+	}
+	if !strings.Contains(string(data), "k000005") || !strings.HasPrefix(string(data), `{"mnemoJournal":1`) {
+		t.Errorf("the header or the record after the mark is gone: %q", data)
+	}
+	r2, err := hook.OpenJournalReader(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	var got []string
+	if _, err := r2.Read(func(e hook.SpoolEntry) error { got = append(got, key(t, e)); return nil }); err != nil {
+		t.Fatalf("a reader over released records: %v", err)
+	}
+	if strings.Join(got, ",") != "k000005" {
+		t.Fatalf("read %v, want k000005", got)
 	}
 }
