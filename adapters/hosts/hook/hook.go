@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
@@ -90,19 +91,24 @@ func NewEventKey() string {
 // Code.
 //
 // It reads the payload from cfg.Stdin (at most MaxPayloadBytes), maps it
-// with Translate, and calls the daemon within the stage's Budget: it
-// connects to the daemon of cfg.Home as rpc.ClientHook, starting it with
-// cfg.DaemonCommand (or DaemonCommandFunc's) when the stage may (lock
-// <home>/run/start.lock), and makes the one call (rpc.CallOnce). It
-// prints the answer on
-// cfg.Stdout: for the stages whose answer carries context (SessionStart's,
-// a prompt's recall) that context as hookSpecificOutput.additionalContext,
-// else {}, and for events Mnemo does not handle nothing.
+// with Translate, and hands the call over. A stage whose answer carries
+// no context appends it to the journal of cfg.Home (AppendJournal) and
+// answers once the system holds it; when no daemon runs it fsyncs the
+// record and, when the stage may, starts one with cfg.DaemonCommand (or
+// DaemonCommandFunc's) without waiting (rpc.StartDetached). SessionStart
+// and UserPromptSubmit call the daemon within the stage's Budget: they
+// connect as rpc.ClientHook, starting the daemon when none runs (lock
+// <home>/run/start.lock), and make the one call (rpc.CallOnce). It
+// prints the answer on cfg.Stdout: for the stages whose answer carries
+// context (SessionStart's, a prompt's recall) that context as
+// hookSpecificOutput.additionalContext, else {}, and for events Mnemo
+// does not handle nothing.
 //
 // On any failure (bad payload, no daemon, deadline, error response) it
 // prints the same empty answer, logs to <home>/logs/hook.log (ids and
 // sizes only, never prompt text or tool contents), and, for every stage
-// but SessionStart, appends the call to the spool (AppendSpool).
+// but SessionStart, journals the call (the spool when the journal cannot
+// take it).
 func Run(ctx context.Context, cfg Config) int {
 	start := time.Now()
 	h := &hook{cfg: cfg, start: start}
@@ -209,6 +215,24 @@ func (h *hook) run(ctx context.Context) {
 		return
 	}
 
+	if h.cfg.Home != "" && h.privateTurn(log, stage, params) {
+		log.Debug("not recorded", "reason", "the turn's prompt is private")
+		h.answer(nil)
+		return
+	}
+	if !stage.Context && h.cfg.Home != "" {
+		// Nothing in the answer for the agent: the event is handed over
+		// once the system holds it in the journal, and the daemon takes it
+		// from there.
+		err := h.journal(stage, method, params, true)
+		if err == nil {
+			log.Debug("journaled", "method", method, "bytes", size, "took", time.Since(h.start), "stdin", read.Sub(h.start))
+			h.answer(nil)
+			return
+		}
+		log.Warn("journal: not written; calling the daemon", "method", method, "err", err)
+	}
+
 	deadline := read.Add(stage.Budget)
 	if stage.Spools {
 		deadline = deadline.Add(-stage.Budget / 10)
@@ -238,6 +262,14 @@ func (h *hook) run(ctx context.Context) {
 		log.Log(ctx, level, "not delivered", "method", method, "took", time.Since(h.start), "err", err)
 		return
 	}
+	// The journal keeps it in its place among the session's events; the
+	// daemon takes it when it can (a replay of a call that did arrive
+	// changes nothing: its event key).
+	jerr := h.journal(stage, method, params, false)
+	if jerr == nil {
+		log.Log(ctx, level, "not delivered; journaled", "method", method, "took", time.Since(h.start), "err", err)
+		return
+	}
 	raw, merr := json.Marshal(params)
 	if merr != nil {
 		log.Error("not delivered, and not spooled", "method", method, "err", err, "spoolErr", merr)
@@ -245,10 +277,81 @@ func (h *hook) run(ctx context.Context) {
 	}
 	spool := SpoolPath(h.cfg.Home)
 	if serr := AppendSpool(spool, SpoolEntry{Method: method, Params: raw, Time: h.cfg.Now()}); serr != nil {
-		log.Error("not delivered, and not spooled", "method", method, "err", err, "spoolErr", serr)
+		log.Error("not delivered, and neither journaled nor spooled", "method", method, "err", err, "journalErr", jerr, "spoolErr", serr)
 		return
 	}
-	log.Log(ctx, level, "not delivered; spooled", "method", method, "took", time.Since(h.start), "spool", spool, "err", err)
+	log.Log(ctx, level, "not delivered, not journaled; spooled", "method", method, "took", time.Since(h.start), "spool", spool, "err", err, "journalErr", jerr)
+}
+
+// privateTurn keeps the mark of the session's private turn (private.go)
+// and reports whether the call is an event of one: a prompt sets or clears
+// the mark, a session's end clears it.
+func (h *hook) privateTurn(log *slog.Logger, stage hosts.Stage, params any) bool {
+	var err error
+	switch p := params.(type) {
+	case *memory.UserPromptParams:
+		if !p.NoCapture {
+			err = markPrivateTurn(h.cfg.Home, p.ContentSessionID, p.Prompt == PrivateMarker)
+		}
+	case *memory.SessionEndParams:
+		err = markPrivateTurn(h.cfg.Home, p.ContentSessionID, false)
+	case *memory.ToolUseParams:
+		return inPrivateTurn(h.cfg.Home, p.ContentSessionID)
+	case *memory.StopParams:
+		return inPrivateTurn(h.cfg.Home, p.ContentSessionID)
+	}
+	if err != nil {
+		log.Warn("private turn mark", "stage", stage.Event, "err", err)
+	}
+	return false
+}
+
+// journal appends the call to the journal (AppendJournal), stamped with
+// the time of the event. When no daemon runs it also fsyncs the record
+// (no daemon will sync it within its window) and, for a stage that may
+// (start: the stage's StartsDaemon), starts one without waiting for it.
+func (h *hook) journal(stage hosts.Stage, method string, params any, start bool) error {
+	now := h.cfg.Now()
+	stamp(params, now)
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	sock := rpc.SocketPath(h.cfg.Home)
+	running := rpc.DaemonRunning(sock)
+	if err := AppendJournal(JournalPath(h.cfg.Home), method, raw, now, !running); err != nil {
+		return err
+	}
+	if running || !start || !stage.StartsDaemon {
+		return nil
+	}
+	command := h.cfg.DaemonCommand
+	if len(command) == 0 && h.cfg.DaemonCommandFunc != nil {
+		command = h.cfg.DaemonCommandFunc()
+	}
+	if len(command) > 0 {
+		if _, err := rpc.StartDetached(rpc.StartFor(h.cfg.Home, command, 0)); err != nil {
+			h.log.Warn("journaled; no daemon running, and it did not start", "err", err)
+		}
+	}
+	return nil
+}
+
+// stamp sets the time of the stage in params (At), for a call the daemon
+// may take a while after it happened.
+func stamp(params any, at time.Time) {
+	switch p := params.(type) {
+	case *memory.ToolUseParams:
+		p.At = at
+	case *memory.StopParams:
+		p.At = at
+	case *memory.SessionEndParams:
+		p.At = at
+	case *memory.UserPromptParams:
+		p.At = at
+	case *memory.SessionStartParams:
+		p.At = at
+	}
 }
 
 // call makes the stage's call to the daemon, bounded by ctx: the hello and
