@@ -65,9 +65,11 @@ type Config struct {
 	DaemonCommandFunc func() []string
 	// Now is the clock for spool entries; nil means time.Now.
 	Now func() time.Time
-	// Version is the hook's Mnemo version: an older daemon hands over to
-	// a new one started with DaemonCommand, a newer one refuses the hook
-	// (which then spools); see rpc.ConnectOptions.Version.
+	// Version is the hook's Mnemo version, as the build stamped it
+	// (rpc.ReleaseVersion reads it when the hook calls the daemon): an
+	// older daemon hands over to a new one started with DaemonCommand, a
+	// newer one refuses the hook (which then journals the call); see
+	// rpc.ConnectOptions.Version.
 	Version string
 }
 
@@ -311,9 +313,9 @@ func (h *hook) privateTurn(log *slog.Logger, stage hosts.Stage, params any) bool
 // (no daemon will sync it within its window) and, for a stage that may
 // (start: the stage's StartsDaemon), starts one without waiting for it.
 func (h *hook) journal(stage hosts.Stage, method string, params any, start bool) error {
-	now := h.cfg.Now()
+	now := h.cfg.Now().UTC() // no time zone to load
 	stamp(params, now)
-	raw, err := json.Marshal(params)
+	raw, err := encodeParams(params)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
@@ -363,7 +365,7 @@ func (h *hook) call(ctx context.Context, stage hosts.Stage, method string, param
 	if h.cfg.Home == "" {
 		return errors.New("no Mnemo home directory")
 	}
-	o := rpc.ConnectOptions{Home: h.cfg.Home, Client: rpc.ClientHook, Attempts: 1, Version: h.cfg.Version, Logger: h.log}
+	o := rpc.ConnectOptions{Home: h.cfg.Home, Client: rpc.ClientHook, Attempts: 1, Version: rpc.ReleaseVersion(h.cfg.Version), Logger: h.log}
 	if stage.StartsDaemon {
 		// The command is looked for only once a daemon must be started:
 		// none listens, or an older one hands over.
@@ -459,37 +461,84 @@ func (h *hook) noPayload() {
 var errStdinWait = errors.New("no payload on stdin in time")
 
 // readPayload decodes one JSON object from r, in any host's dialect,
-// reading at most MaxPayloadBytes. A field of an unexpected type is left
-// empty and the rest is kept: a host may change a field's type, and the
-// hook should record what it can.
+// reading at most MaxPayloadBytes, and no further than the object's end
+// (a host may keep its end of the pipe open). A field of an unexpected
+// type is left empty and the rest is kept: a host may change a field's
+// type, and the hook should record what it can (hosts.DecodeWire).
 func readPayload(r io.Reader) (*hosts.Wire, int64, error) {
 	if r == nil {
 		return nil, 0, errors.New("no stdin")
 	}
-	cr := &countReader{r: io.LimitReader(r, MaxPayloadBytes)}
-	var w hosts.Wire
-	err := json.NewDecoder(cr).Decode(&w)
-	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
-		err = nil // one field of an unexpected type; the rest is decoded
-	}
-	if err != nil {
-		if cr.n >= MaxPayloadBytes {
-			return nil, cr.n, fmt.Errorf("payload over %d bytes: %w", MaxPayloadBytes, err)
+	buf := make([]byte, 0, 16<<10)
+	var end valueEnd
+	for !end.done {
+		if len(buf) == cap(buf) {
+			if len(buf) > MaxPayloadBytes {
+				return nil, int64(len(buf)), fmt.Errorf("payload over %d bytes", MaxPayloadBytes)
+			}
+			buf = append(buf, make([]byte, min(cap(buf), MaxPayloadBytes+1-len(buf)))...)[:len(buf)]
 		}
-		return nil, cr.n, err
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		end.feed(buf[len(buf) : len(buf)+n])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, int64(len(buf)), err
+		}
 	}
-	return &w, cr.n, nil
+	if len(buf) > MaxPayloadBytes {
+		return nil, int64(len(buf)), fmt.Errorf("payload over %d bytes", MaxPayloadBytes)
+	}
+	w, _, err := hosts.DecodeWire(buf)
+	return w, int64(len(buf)), err
 }
 
-type countReader struct {
-	r io.Reader
-	n int64
+// valueEnd finds where the JSON value a stream starts with ends, as its
+// bytes come in: an object's or an array's closing bracket (done); a
+// value of another kind ends with the stream.
+type valueEnd struct {
+	started, done, scalar bool
+	depth                 int
+	inString, escaped     bool
 }
 
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+func (v *valueEnd) feed(b []byte) {
+	for i := 0; i < len(b) && !v.done && !v.scalar; i++ {
+		c := b[i]
+		if !v.started {
+			switch c {
+			case ' ', '\t', '\n', '\r':
+				continue
+			case '{', '[':
+				v.started, v.depth = true, 1
+			default:
+				v.started, v.scalar = true, true
+			}
+			continue
+		}
+		if v.inString {
+			switch {
+			case v.escaped:
+				v.escaped = false
+			case c == '\\':
+				v.escaped = true
+			case c == '"':
+				v.inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			v.inString = true
+		case '{', '[':
+			v.depth++
+		case '}', ']':
+			v.depth--
+			v.done = v.depth == 0
+		}
+	}
 }
 
 // logPath is <home>/logs/hook.log, or "" without a home.
@@ -503,8 +552,12 @@ func (h *hook) logPath() string {
 // logLevel is MNEMO_LOG_LEVEL's (debug, info, warn, error), default info.
 // Delivered events log at debug, so a healthy hook writes nothing.
 func logLevel() slog.Level {
+	v := strings.TrimSpace(os.Getenv("MNEMO_LOG_LEVEL"))
+	if v == "" {
+		return slog.LevelInfo
+	}
 	var l slog.Level
-	if err := l.UnmarshalText([]byte(strings.TrimSpace(os.Getenv("MNEMO_LOG_LEVEL")))); err != nil {
+	if err := l.UnmarshalText([]byte(v)); err != nil {
 		return slog.LevelInfo
 	}
 	return l

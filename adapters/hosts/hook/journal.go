@@ -113,10 +113,9 @@ func journalRecord(method string, params []byte, at time.Time) ([]byte, error) {
 		}
 		params = b.Bytes()
 	}
-	m, _ := json.Marshal(method)
-	rec := make([]byte, 0, len(params)+len(m)+64)
+	rec := make([]byte, 0, len(params)+len(method)+64)
 	rec = append(rec, "\n{\"method\":"...)
-	rec = append(rec, m...)
+	rec = appendString(rec, method)
 	rec = append(rec, ",\"params\":"...)
 	rec = append(rec, params...)
 	rec = append(rec, ",\"time\":\""...)

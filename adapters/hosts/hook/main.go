@@ -20,7 +20,7 @@ import (
 // the exit status, which is always 0. version is mnemo-hook's own, as the
 // build stamped it.
 func Main(args []string, version string) int {
-	cfg := Config{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Version: rpc.ReleaseVersion(version)}
+	cfg := Config{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Version: version}
 	cfg.Host, cfg.Event, cfg.ArgsErr = ParseArgs(args)
 	if home, err := rpc.Home(); err == nil {
 		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return DaemonCommand(home) }

@@ -1,9 +1,9 @@
 package hook
 
 import (
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 )
@@ -16,10 +16,12 @@ import (
 // session's current turn is private. They then write nothing, not even to
 // the journal.
 
-// privateTurnPath is the mark of session's private turn.
+// privateTurnPath is the mark of session's private turn, named by a
+// 128-bit FNV hash of the session id (a name safe on every file system).
 func privateTurnPath(home, session string) string {
-	sum := sha256.Sum256([]byte(session))
-	return filepath.Join(home, "run", "private", hex.EncodeToString(sum[:12]))
+	h := fnv.New128a()
+	h.Write([]byte(session))
+	return filepath.Join(home, "run", "private", hex.EncodeToString(h.Sum(nil)))
 }
 
 // markPrivateTurn records whether session's current turn is private.
