@@ -264,6 +264,19 @@ func UnquoteJSON(raw []byte) (string, bool) {
 	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
 	b = append(b, s[:r]...)
 	for r < len(s) {
+		// A run of plain ASCII is copied at once.
+		run := r
+		for run < len(s) {
+			if c := s[run]; c < ' ' || c == '\\' || c == '"' || c >= utf8.RuneSelf {
+				break
+			}
+			run++
+		}
+		if run > r {
+			b = append(b, s[r:run]...)
+			r = run
+			continue
+		}
 		switch c := s[r]; {
 		case c == '\\':
 			r++
