@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // Backdoors for the external tests.
@@ -125,3 +126,6 @@ func EventKeyExpires(m *Memory, k string) (expires uint64, ok bool, err error) {
 
 // CutItem is the summary's item cut (context.go).
 var CutItem = cutItem
+
+// Queued returns up to n events waiting in m's queue, oldest first.
+func Queued(m *Memory, n int) ([]memory.Event, error) { return m.store.queued(n) }

@@ -250,11 +250,9 @@ func (m *Memory) cleanJSON(raw json.RawMessage) json.RawMessage {
 		out, _ = json.Marshal(m.clean(string(raw), memory.MaxToolJSONBytes))
 		return out
 	}
-	if len(out) > memory.MaxToolJSONBytes {
-		s := m.clean(string(out), memory.MaxToolJSONBytes)
-		out, _ = json.Marshal(s)
-	}
-	return out
+	// A big tool output keeps its shape, and the start and end of its
+	// long texts (memory.ShrinkJSON).
+	return memory.ShrinkJSON(out, memory.MaxToolJSONBytes)
 }
 
 // SessionStart creates the session if needed (idempotent) and returns the
