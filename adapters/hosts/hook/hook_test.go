@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -174,6 +175,8 @@ func TestRunHookEventKeysDiffer(t *testing.T) {
 	}
 }
 
+const silentMax = 1 << 20
+
 // TestRunHookSilent covers payloads that reach no daemon: events Mnemo
 // does not hook print nothing; skipped tools and bad payloads print {};
 // none is spooled.
@@ -193,8 +196,10 @@ func TestRunHookSilent(t *testing.T) {
 		{"not an object", "Stop", []byte(`["SECRETWORD"]`), "{}\n", "unreadable hook payload"},
 		{"empty stdin", "SessionStart", nil, "{}\n", "unreadable hook payload"},
 		{"no session id", "UserPromptSubmit", []byte(`{"hook_event_name":"UserPromptSubmit","prompt":"SECRETWORD"}`), "{}\n", "no session_id"},
-		{"over the size limit", "PostToolUse", append([]byte(`{"session_id":"s","tool_name":"Bash","tool_input":{"x":"`), bytes.Repeat([]byte("SECRETWORD"), hook.MaxPayloadBytes/10+1)...), "{}\n", "payload over"},
+		{"over the size limit", "PostToolUse", append([]byte(`{"session_id":"s","tool_name":"Bash","tool_input":{"x":"`), bytes.Repeat([]byte("SECRETWORD"), silentMax/10+1)...), "{}\n", "payload over"},
 	}
+	// The bound is lowered for the test (MaxPayloadBytes is 64 MiB).
+	hook.SetMaxPayload(t, silentMax)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			home := testHome(t)
@@ -638,5 +643,82 @@ func TestRunHookPrivateTurnWritesNothing(t *testing.T) {
 	calls := d.Calls()
 	if n := len(calls); n != 5 || calls[3].Method != memory.MethodPostToolUse || calls[4].Method != memory.MethodSessionEnd {
 		t.Errorf("after a prompt in the open, daemon got %v", calls)
+	}
+}
+
+// TestRunHookBigToolResponse: a tool response of 30 MB (a build log) is
+// kept, not dropped: the hook answers within its budget, and journals the
+// event with its response cut to memory.MaxToolJSONBytes, its shape, its
+// start and its end kept, and its secrets redacted first (one near each
+// end, where the cut falls near them).
+func TestRunHookBigToolResponse(t *testing.T) {
+	home := testHome(t)
+	d := startStandIn(t, home)
+	var log strings.Builder
+	log.WriteString("BUILD START token=ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789\n")
+	for i := 0; log.Len() < 30<<20; i++ {
+		fmt.Fprintf(&log, "2026-11-29T10:%02d:%02dZ INFO compile pkg%05d/file%03d.go ok in %dms\n", i/60%60, i%60, i, i%997, i%300)
+	}
+	log.WriteString("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\nBUILD FAILED: 1 error\n")
+	payload, _ := json.Marshal(map[string]any{
+		"session_id": "big", "cwd": "/p", "hook_event_name": "PostToolUse", "tool_name": "Bash",
+		"tool_input":    map[string]any{"command": "make all", "description": "Build everything"},
+		"tool_response": map[string]any{"stdout": log.String(), "stderr": "", "interrupted": false},
+		"tool_use_id":   "toolu_big",
+	})
+	if len(payload) < 30<<20 {
+		t.Fatalf("payload of %d bytes", len(payload))
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	go func() {
+		// The host writes it as the hook reads it, and closes its end.
+		w.Write(payload)
+		w.Close()
+	}()
+	var stdout bytes.Buffer
+	start := time.Now()
+	hook.Run(context.Background(), hook.Config{Home: home, Event: "PostToolUse", Stdin: r, Stdout: &stdout})
+	took := time.Since(start)
+	t.Logf("a %d MB payload: %v, start to answer", len(payload)>>20, took.Round(time.Millisecond))
+	if took > hosts.EventBudget {
+		t.Errorf("took %v, over the %v budget", took, hosts.EventBudget)
+	}
+	wantAnswer(t, stdout.String(), "")
+	calls := d.Calls()
+	if len(calls) != 1 {
+		t.Fatalf("daemon got %d calls, want 1; hook.log:\n%s", len(calls), hookLog(t, home))
+	}
+	var rec struct {
+		ToolResponse json.RawMessage `json:"toolResponse"`
+	}
+	if j := readJournal(t, home); len(j) != 1 || json.Unmarshal(j[0].Params, &rec) != nil {
+		t.Fatalf("journal %v", j)
+	}
+	resp := rec.ToolResponse
+	if len(resp) > memory.MaxToolJSONBytes {
+		t.Errorf("tool response of %d bytes, over %d", len(resp), memory.MaxToolJSONBytes)
+	}
+	var out struct {
+		Stdout      string `json:"stdout"`
+		Interrupted *bool  `json:"interrupted"`
+	}
+	if err := json.Unmarshal(resp, &out); err != nil || out.Interrupted == nil {
+		t.Fatalf("the response lost its shape: %v: %.200s", err, resp)
+	}
+	if !strings.HasPrefix(out.Stdout, "BUILD START") || !strings.HasSuffix(out.Stdout, "BUILD FAILED: 1 error\n") || !strings.Contains(out.Stdout, "bytes cut") {
+		t.Errorf("stdout lost its start, its end or the note of the cut: %.100q … %.100q", out.Stdout, out.Stdout[max(0, len(out.Stdout)-100):])
+	}
+	journal, _ := os.ReadFile(hook.JournalPath(home))
+	for _, secret := range []string{"ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"} {
+		if strings.Contains(string(resp), secret) || bytes.Contains(journal, []byte(secret)) {
+			t.Errorf("the secret %q was kept", secret)
+		}
+	}
+	if len(journal) > 2*memory.MaxToolJSONBytes {
+		t.Errorf("the journal holds %d bytes for one event", len(journal))
 	}
 }
