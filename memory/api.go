@@ -555,6 +555,34 @@ type Status struct {
 	Notice          string `json:"notice,omitempty"`
 	// Paused lists the projects whose capture or injection is paused.
 	Paused []PausedProject `json:"paused,omitempty"`
+	// Sync is how the group sync kept its window; absent when writes are
+	// not synced (in memory, benchmarks).
+	Sync *SyncStatus `json:"sync,omitempty"`
+	// Journal is what the daemon took in from the hooks' journal.
+	Journal *JournalStatus `json:"journal,omitempty"`
+}
+
+// SyncStatus says how the group sync kept its window
+// (docs/architecture.md §2): how many syncs ran, and how long after an
+// acknowledged write the sync that covered it ended, the last time and at
+// most since the daemon started.
+type SyncStatus struct {
+	WindowMs  float64 `json:"windowMs"`
+	Syncs     uint64  `json:"syncs"`
+	LastLagMs float64 `json:"lastLagMs"`
+	MaxLagMs  float64 `json:"maxLagMs"`
+	// Errors counts failed syncs (each is tried again).
+	Errors uint64 `json:"errors,omitempty"`
+}
+
+// JournalStatus is the daemon's reading of the hooks' journal
+// (docs/architecture.md §2): the records it took in since it started, the
+// ones it could not store (logged), and the bytes written but not yet
+// read.
+type JournalStatus struct {
+	Taken    int64 `json:"taken"`
+	Rejected int64 `json:"rejected,omitempty"`
+	Unread   int64 `json:"unread"`
 }
 
 // SessionParams names one session by its content session id.

@@ -85,6 +85,52 @@ func DialOrStart(ctx context.Context, o StartOptions) (net.Conn, error) {
 	}
 }
 
+// restartGap is how long after a client started a daemon others take it
+// to be on its way: a daemon takes a moment to hold its lock.
+const restartGap = 5 * time.Second
+
+// StartDetached starts the daemon of o as DialOrStart does, without
+// waiting for it: for a client that handed its work over another way (a
+// hook's journal) and only needs a daemon to come and take it. It takes
+// the start lock without waiting (a client holding it is starting one),
+// looks again (DaemonRunning), and spawns the daemon unless a client did
+// in the last few seconds (the time in the start lock's file). It reports
+// whether it spawned one.
+func StartDetached(o StartOptions) (bool, error) {
+	if DaemonRunning(o.Socket) {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(o.LockPath), 0o700); err != nil {
+		return false, fmt.Errorf("start daemon: %w", err)
+	}
+	lock, err := os.OpenFile(o.LockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return false, fmt.Errorf("start daemon: %w", err)
+	}
+	defer lock.Close()
+	if ok, err := tryLock(lock); err != nil || !ok {
+		return false, err
+	}
+	defer unlock(lock)
+	if DaemonRunning(o.Socket) {
+		return false, nil
+	}
+	stamp := make([]byte, 32)
+	n, _ := lock.ReadAt(stamp, 0)
+	if t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(string(stamp[:n]))); err == nil {
+		if since := time.Since(t); since >= 0 && since < restartGap {
+			return false, nil
+		}
+	}
+	if _, err := spawn(o); err != nil {
+		return false, err
+	}
+	if err := lock.Truncate(0); err == nil {
+		_, _ = lock.WriteAt([]byte(time.Now().UTC().Format(time.RFC3339Nano)), 0)
+	}
+	return true, nil
+}
+
 // spawn starts the daemon detached (detach: in its own session on Unix, with
 // no console on Windows) with stdin closed and its output in the log file.
 // The returned channel gets its exit if it exits.

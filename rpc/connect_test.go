@@ -619,3 +619,84 @@ func (c *prefixConn) Read(p []byte) (int, error) {
 	}
 	return c.Conn.Read(p)
 }
+
+// TestStartDetached: with no daemon, StartDetached starts one and returns
+// at once; DaemonRunning sees it once it listens; clients that come while it
+// is on its way, or running, start no other.
+func TestStartDetached(t *testing.T) {
+	home := t.TempDir()
+	o := childDaemonOptions(t, home)
+	sock := rpc.SocketPath(home)
+	if rpc.DaemonRunning(sock) {
+		t.Fatal("DaemonRunning with no daemon")
+	}
+	so := rpc.StartFor(home, o.Command, 0)
+	start := time.Now()
+	started, err := rpc.StartDetached(so)
+	if err != nil || !started {
+		t.Fatalf("StartDetached = %v, %v", started, err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("StartDetached took %v: it must not wait for the daemon", took)
+	}
+	// Racing clients while it starts: none starts another.
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if again, err := rpc.StartDetached(so); err != nil || again {
+				t.Errorf("a second StartDetached = %v, %v", again, err)
+			}
+		})
+	}
+	wg.Wait()
+	for deadline := time.Now().Add(10 * time.Second); !rpc.DaemonRunning(sock); {
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon did not come up")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	c, err := rpc.Connect(ctxT(t), rpc.ConnectOptions{Home: home, Client: rpc.ClientCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSum(t, c)
+	c.Close()
+	if again, err := rpc.StartDetached(so); err != nil || again {
+		t.Errorf("StartDetached with a daemon running = %v, %v", again, err)
+	}
+	if n := len(childPIDs(t, home)); n != 1 {
+		t.Errorf("%d daemons listened, want 1", n)
+	}
+}
+
+// TestDaemonRunningDoesNotStopAStart: a client checking for a daemon at the
+// very moment one takes its lock does not make it think another runs.
+func TestDaemonRunningDoesNotStopAStart(t *testing.T) {
+	home := t.TempDir()
+	sock := rpc.SocketPath(home)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					rpc.DaemonRunning(sock)
+				}
+			}
+		})
+	}
+	defer func() { close(stop); wg.Wait() }()
+	for range 20 {
+		ln, err := rpc.Listen(sock)
+		if err != nil {
+			t.Fatalf("Listen while clients check: %v", err)
+		}
+		if !rpc.DaemonRunning(sock) {
+			t.Error("DaemonRunning = false with a daemon listening")
+		}
+		ln.Close()
+	}
+}

@@ -75,3 +75,16 @@ func ProcessAlive(pid int) bool {
 	var code uint32
 	return windows.GetExitCodeProcess(h, &code) == nil && code == 259
 }
+
+// lockHeld reports whether another handle holds an exclusive lock on the
+// file at path: it takes a shared one without waiting and lets go at once.
+// A missing file is not held.
+func lockHeld(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	err = windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_FAIL_IMMEDIATELY, 0, ^uint32(0), ^uint32(0), new(windows.Overlapped))
+	return errors.Is(err, windows.ERROR_LOCK_VIOLATION)
+}

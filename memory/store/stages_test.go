@@ -687,3 +687,33 @@ func TestFootprintCountsEachRecordInItsFamily(t *testing.T) {
 		}
 	}
 }
+
+// A tool event whose output is over memory.MaxToolJSONBytes is queued
+// with its output cut to it, its shape, its start and its end kept.
+func TestPostToolUseKeepsABigOutputCut(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true, Agent: blockedAgent{}})
+	out := "START " + strings.Repeat("line of build output\n", 100_000) + " END"
+	resp, _ := json.Marshal(map[string]any{"stdout": out, "exitCode": 2})
+	if _, err := m.PostToolUse(context.Background(), memory.ToolUseParams{ContentSessionID: "big", Cwd: "/src/shop", ToolName: "Bash",
+		ToolInput: json.RawMessage(`{"command":"make"}`), ToolResponse: resp}); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := store.Queued(m, 10)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("queued %v, %v", evs, err)
+	}
+	got := evs[0].ToolResponse
+	if len(got) > memory.MaxToolJSONBytes {
+		t.Errorf("kept %d bytes, over %d", len(got), memory.MaxToolJSONBytes)
+	}
+	var v struct {
+		Stdout   string `json:"stdout"`
+		ExitCode int    `json:"exitCode"`
+	}
+	if err := json.Unmarshal(got, &v); err != nil || v.ExitCode != 2 {
+		t.Fatalf("the output lost its shape: %v: %.100s", err, got)
+	}
+	if !strings.HasPrefix(v.Stdout, "START line") || !strings.HasSuffix(v.Stdout, "output\n END") || !strings.Contains(v.Stdout, "bytes cut") {
+		t.Errorf("the output lost its start, end or note: %.60q … %.60q", v.Stdout, v.Stdout[len(v.Stdout)-60:])
+	}
+}

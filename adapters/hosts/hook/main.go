@@ -30,7 +30,7 @@ func Main(args []string, version string) int {
 		fmt.Fprintf(os.Stdout, usage, strings.Join(hosts.Names(), ", "))
 		return 0
 	}
-	cfg := Config{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Version: rpc.ReleaseVersion(version)}
+	cfg := Config{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Now: time.Now, Version: version}
 	cfg.Host, cfg.Event, cfg.ArgsErr = ParseArgs(args)
 	if cfg.ArgsErr == nil && cfg.Event != "" {
 		if _, ok := hosts.StageOf(cfg.Host, cfg.Event); !ok {

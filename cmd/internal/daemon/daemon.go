@@ -81,6 +81,14 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer cancel()
 	d.last.Store(time.Now().UnixNano())
 	var wg sync.WaitGroup
+	journal, err := openJournal(&d.Main, func() { d.last.Store(time.Now().UnixNano()) })
+	if err != nil {
+		// The hooks' events wait in it for a daemon that can read it.
+		log.Error("the hooks' journal cannot be read; its events wait in it", "err", err)
+	} else {
+		d.journal = journal
+		wg.Go(func() { journal.run(ctx) })
+	}
 	if d.IdleTimeout > 0 {
 		wg.Go(func() { d.watchIdle(ctx, cancel) })
 	}
@@ -95,6 +103,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}()
 		c := newConnection(&d.Main, log)
 		defer c.Close()
+		if journal != nil {
+			c.mux.Use(journal.barrier)
+		}
 		conn := c.serve(ctx, nc, rpc.RequireHello(c.Handler(), Version, nil))
 		select {
 		case <-c.exit:
@@ -107,6 +118,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 	wg.Wait()
 	drain, stop := context.WithTimeout(context.Background(), 3*time.Second)
 	defer stop()
+	if journal != nil {
+		// What hooks wrote until now is stored before the store closes.
+		if err := journal.catchUp(drain); err != nil {
+			log.Warn("stopping with journal records left; they are taken at the next start", "err", err)
+		}
+		journal.release()
+	}
 	if err := d.Memory.WaitIdle(drain); err != nil {
 		log.Warn("stopping with queued work left; it is processed at the next start", "err", err)
 	}
@@ -177,6 +195,9 @@ func (d *Daemon) watchIdle(ctx context.Context, stop context.CancelFunc) {
 		}
 		if d.clients.Load() > 0 || time.Since(time.Unix(0, d.last.Load())) < d.IdleTimeout {
 			continue
+		}
+		if d.journal != nil && d.journal.unread() {
+			continue // hooks wrote records it has not taken yet
 		}
 		if c, err := d.Memory.Counts(ctx); err != nil || c.Queued > 0 {
 			continue

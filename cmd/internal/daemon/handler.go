@@ -74,6 +74,9 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 		st, err := mem.Status(ctx)
 		st.ProtocolVersion = rpc.ProtocolVersion
 		st.DataDir = home
+		if m.journal != nil {
+			st.Journal = m.journal.status()
+		}
 		return st, err
 	})
 	handle(mux, memory.MethodSessions, func(ctx context.Context, _ struct{}) (memory.SessionsResult, error) {

@@ -49,6 +49,9 @@ type Main struct {
 	viewer *viewerHost
 	// team runs team memory's push and pull (team.go).
 	team *teamHost
+	// journal takes the hooks' journal in (journal.go); the daemon's
+	// only, nil elsewhere.
+	journal *journalHost
 }
 
 // Open opens the memory under Home.
@@ -127,6 +130,10 @@ func (m *Main) Open(ctx context.Context) error {
 func (m *Main) Close() error {
 	if m.Memory == nil {
 		return nil
+	}
+	if m.journal != nil {
+		m.journal.Close()
+		m.journal = nil
 	}
 	m.viewer.Close()
 	m.team.Close()
