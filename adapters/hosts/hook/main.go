@@ -41,8 +41,10 @@ func Main(args []string, version string) int {
 			cfg.ArgsErr = fmt.Errorf("unknown event %q: Mnemo handles %s of %s", cfg.Event, strings.Join(slices.Sorted(maps.Keys(h.Events)), ", "), h.Title)
 		}
 	}
-	if fi, err := os.Stderr.Stat(); cfg.ArgsErr != nil && err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-		fmt.Fprintf(os.Stderr, "mnemo-hook: %v (mnemo-hook --help)\n", cfg.ArgsErr)
+	if cfg.ArgsErr != nil {
+		if fi, err := os.Stderr.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			fmt.Fprintf(os.Stderr, "mnemo-hook: %v (mnemo-hook --help)\n", cfg.ArgsErr)
+		}
 	}
 	if home, err := rpc.Home(); err == nil {
 		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return DaemonCommand(home) }
