@@ -571,6 +571,11 @@ type SyncStatus struct {
 	Syncs     uint64  `json:"syncs"`
 	LastLagMs float64 `json:"lastLagMs"`
 	MaxLagMs  float64 `json:"maxLagMs"`
+	// MaxStartMs is the longest a write waited for its sync to start (it
+	// starts at once, or when the one running ends); MaxSyncMs the longest
+	// one sync took the disk.
+	MaxStartMs float64 `json:"maxStartMs"`
+	MaxSyncMs  float64 `json:"maxSyncMs"`
 	// Errors counts failed syncs (each is tried again).
 	Errors uint64 `json:"errors,omitempty"`
 }

@@ -53,8 +53,8 @@ func peerGone(err error) bool {
 
 // Terminate ends the process pid (TerminateProcess), as `mnemo daemon
 // stop` does on Windows: no signal asks a detached process for an orderly
-// exit, and nothing is lost (every write the daemon acknowledged is
-// fsynced; the next daemon replays Badger's log).
+// exit, and nothing is lost (every write the daemon acknowledged is held
+// by the system; the next daemon replays Badger's log).
 func Terminate(pid int) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {

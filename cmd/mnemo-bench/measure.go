@@ -143,6 +143,55 @@ type hookResults struct {
 	undelivered                                     int
 	contextBytes                                    int
 	rss                                             rss // the daemon's, after the hooks
+	// busy is the same loop again (without node, the other hosts and the
+	// baseline) while a writer keeps the disk busy flushing (diskWriter);
+	// nil in the busy run itself.
+	busy *hookResults
+	// wrote is what the writer wrote and synced during the busy loop.
+	wrote struct {
+		bytes int64
+		syncs int
+	}
+}
+
+// diskWriter writes 1 MB to a file in dir and fsyncs it, in a loop, until
+// stop is closed: the disk stays busy flushing, as it is when a build or
+// another program writes, while the writer itself takes little CPU (it
+// waits on the disk). It returns what it wrote and synced.
+func diskWriter(dir string, stop <-chan struct{}) (done func() (int64, int), err error) {
+	f, err := os.CreateTemp(dir, "busy-disk-*")
+	if err != nil {
+		return nil, err
+	}
+	var bytes int64
+	var syncs int
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		buf := make([]byte, 1<<20)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			buf[0] = byte(i)
+			if _, err := f.WriteAt(buf, int64(i%8)*int64(len(buf))); err != nil {
+				return
+			}
+			if err := f.Sync(); err != nil {
+				return
+			}
+			bytes += int64(len(buf))
+			syncs++
+		}
+	}()
+	return func() (int64, int) {
+		<-finished
+		f.Close()
+		os.Remove(f.Name())
+		return bytes, syncs
+	}, nil
 }
 
 // measureHooks runs mnemo-hook for PostToolUse and SessionStart against the
@@ -151,6 +200,12 @@ type hookResults struct {
 // a shuffled order per round. A baseline hook binary, when given, runs
 // PostToolUse in the same rounds.
 func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir string, n, nodeN int, baseline string) (hookResults, error) {
+	return measureHookLoop(ctx, log, e, projectDir, n, nodeN, baseline, false)
+}
+
+// measureHookLoop is measureHooks; with busy, only the hooks and their
+// references (no node, no other host, no baseline), for the busy-disk run.
+func measureHookLoop(ctx context.Context, log *slog.Logger, e *env, projectDir string, n, nodeN int, baseline string, busy bool) (hookResults, error) {
 	res := hookResults{
 		postToolUse:  processResult{name: "hook PostToolUse"},
 		sessionStart: processResult{name: "hook SessionStart"},
@@ -211,6 +266,9 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 		pr.times = append(pr.times, took)
 	}
 	events := hostEvents(projectDir)
+	if busy {
+		events, nodeN, baseline = nil, 0, ""
+	}
 	res.hosts = make([]processResult, len(events))
 	for i, he := range events {
 		res.hosts[i].name = he.host
@@ -520,8 +578,25 @@ func measureHookHome(ctx context.Context, log *slog.Logger, e *env, ds *dataSet,
 	if err != nil {
 		return hr, err
 	}
-	hr.rss, err = d.rssMB()
-	return hr, err
+	if hr.rss, err = d.rssMB(); err != nil {
+		return hr, err
+	}
+	// The same loop with the disk busy flushing: a hook must not wait for
+	// the disk, whatever it does.
+	log.Info("measuring the hooks with the disk busy", "runs", n)
+	stop := make(chan struct{})
+	done, err := diskWriter(filepath.Dir(e.home), stop)
+	if err != nil {
+		return hr, err
+	}
+	busy, err := measureHookLoop(ctx, log, e, projectDir, n, 0, "", true)
+	close(stop)
+	hr.wrote.bytes, hr.wrote.syncs = done()
+	if err != nil {
+		return hr, err
+	}
+	hr.busy = &busy
+	return hr, nil
 }
 
 // measureSize imports a data set into a fresh home, then measures cold

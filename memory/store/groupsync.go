@@ -6,11 +6,11 @@ import (
 )
 
 // SyncWindow is how long after an acknowledged write the group sync that
-// covers it may end, at most: the writes a power loss or a kernel crash
-// may lose (docs/architecture.md §2). The sync starts at once, or as soon
-// as the one running ends, so on a quiet disk the window is a sync or two
-// (about a millisecond); only a disk that takes longer than this to flush
-// stretches it.
+// covers it ends, at most, on a running daemon: the writes a power loss or
+// a kernel crash may lose (docs/architecture.md §2). The sync starts at
+// once, or as soon as the one running ends, so the window is a sync or two
+// (a few milliseconds on a quiet disk); a disk that takes longer than half
+// of it for one sync stretches it (SyncStats.MaxSync says).
 const SyncWindow = 100 * time.Millisecond
 
 // groupSync makes acknowledged writes durable in groups (group commit). A
@@ -45,6 +45,11 @@ type SyncStats struct {
 	Syncs   uint64
 	LastLag time.Duration
 	MaxLag  time.Duration
+	// MaxStart is the longest a write waited for the sync that covered it
+	// to start: at once, or when the sync running ended.
+	MaxStart time.Duration
+	// MaxSync is the longest one sync took the disk.
+	MaxSync time.Duration
 	// Errors counts the syncs that failed; the write stays held by the
 	// operating system, and the next sync tries again.
 	Errors uint64
@@ -139,6 +144,8 @@ func (g *groupSync) run() {
 		g.stats.Syncs++
 		g.stats.LastLag = lag
 		g.stats.MaxLag = max(g.stats.MaxLag, lag)
+		g.stats.MaxStart = max(g.stats.MaxStart, started.Sub(oldest))
+		g.stats.MaxSync = max(g.stats.MaxSync, time.Since(started))
 		if g.issued > g.synced {
 			// Writes came in while this sync ran: the next sync covers
 			// them; their wait counts from its start at the latest.

@@ -655,7 +655,8 @@ func (m *Memory) Status(ctx context.Context) (memory.Status, error) {
 	}
 	if m.store.durable != nil {
 		s := m.store.syncStats()
-		st.Sync = &memory.SyncStatus{WindowMs: millis(SyncWindow), Syncs: s.Syncs, LastLagMs: millis(s.LastLag), MaxLagMs: millis(s.MaxLag), Errors: s.Errors}
+		st.Sync = &memory.SyncStatus{WindowMs: millis(SyncWindow), Syncs: s.Syncs, LastLagMs: millis(s.LastLag), MaxLagMs: millis(s.MaxLag),
+			MaxStartMs: millis(s.MaxStart), MaxSyncMs: millis(s.MaxSync), Errors: s.Errors}
 	}
 	select {
 	case <-m.loaded:

@@ -35,6 +35,11 @@ const journalRotate = 4 << 20
 // notification comes (where the system has none, or one was missed).
 var journalPoll = time.Second
 
+// journalSettle is how long the reader waits after a change before it
+// reads: the hook that wrote has exited by then (the reader does not take
+// the CPU from it), and a burst of hooks is taken in one pass, one sync.
+const journalSettle = 5 * time.Millisecond
+
 // journalRetries is how many passes a record that fails inside the daemon
 // (not for its own content) is tried in before it is logged and skipped.
 const journalRetries = 3
@@ -96,6 +101,11 @@ func (j *journalHost) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-changed:
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(journalSettle):
+			}
 		case <-poll.C:
 		}
 	}
