@@ -655,9 +655,16 @@ func TestStartDetached(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	c, err := rpc.Connect(ctxT(t), rpc.ConnectOptions{Home: home, Client: rpc.ClientCLI})
-	if err != nil {
-		t.Fatal(err)
+	// The daemon holds its lock a moment before its socket listens.
+	var c *rpc.Client
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var err error
+		if c, err = rpc.Connect(ctxT(t), rpc.ConnectOptions{Home: home, Client: rpc.ClientCLI}); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 	mustSum(t, c)
 	c.Close()
