@@ -29,7 +29,7 @@ import (
 // hostPayloads), $CLAUDEMEM_SCHEMA (claude-mem's
 // schema, adapters/claudemem/testdata/schema-v49.sql), and the commands
 // `waitidle [n]` and `waitfile FILE REGEXP` (and `sqlite DB FILE.sql`,
-// `mtime FILE`, claudemem_test.go; `scribble GLOB`), $MODELS and the condition [models]
+// `mtime FILE`, claudemem_test.go; `scribble [-tail] GLOB`), $MODELS and the condition [models]
 // (the weights fetched for the tests, when they are), and $MNEMO_PATH (a
 // PATH with this test's mnemo and mnemo-hook alone). Daemons a script
 // leaves running are stopped after it.
@@ -196,12 +196,18 @@ func waitFileCmd(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// scribbleCmd is `scribble GLOB`: write 200 random bytes into the middle
-// of the first file GLOB matches (as much of them as the file holds), as
-// a disk error or a stray write would: a damaged store.
+// scribbleCmd is `scribble [-tail] GLOB`: write 200 random bytes into
+// the middle of the first file GLOB matches (as much of them as the file
+// holds), or with -tail into its end, 8 bytes before it (a table's index,
+// which Badger reads as it opens the table), as a disk error or a stray
+// write would: a damaged store.
 func scribbleCmd(ts *testscript.TestScript, neg bool, args []string) {
+	tail := len(args) == 2 && args[0] == "-tail"
+	if tail {
+		args = args[1:]
+	}
 	if neg || len(args) != 1 {
-		ts.Fatalf("usage: scribble GLOB")
+		ts.Fatalf("usage: scribble [-tail] GLOB")
 	}
 	files, err := filepath.Glob(ts.MkAbs(args[0]))
 	ts.Check(err)
@@ -211,6 +217,9 @@ func scribbleCmd(ts *testscript.TestScript, neg bool, args []string) {
 	b, err := os.ReadFile(files[0])
 	ts.Check(err)
 	off := max(0, len(b)/2-100)
+	if tail {
+		off = max(0, len(b)-208)
+	}
 	for i := off; i < min(len(b), off+200); i++ {
 		b[i] = byte(rand.IntN(256))
 	}

@@ -161,8 +161,12 @@ func Salvage(from, to string) (SalvageReport, error) {
 		rep.Keys++
 		return wb.SetEntry(e)
 	}
+	tables, _ := filepath.Glob(filepath.Join(from, "*.sst"))
 	work := to + ".work"
-	err = os.CopyFS(work, os.DirFS(from))
+	err = errCannotOpen
+	if tablesOpen(tables) {
+		err = os.CopyFS(work, os.DirFS(from))
+	}
 	if err == nil {
 		unread := len(rep.Unread)
 		err = salvageOpen(work, &rep, put)
@@ -171,7 +175,6 @@ func Salvage(from, to string) (SalvageReport, error) {
 		}
 	}
 	os.RemoveAll(work)
-	tables, _ := filepath.Glob(filepath.Join(from, "*.sst"))
 	if err != nil {
 		// Badger cannot open it: every table, read on its own.
 		rep.Tables = true
@@ -391,6 +394,37 @@ const (
 	bitDelete       byte = 1 << 0
 	bitValuePointer byte = 1 << 1
 )
+
+// tablesOpen reports whether every table file opens (its index reads).
+// Badger opens a store's tables in goroutines of its own, where a damaged
+// index is a panic no one can recover: such a store is read table by
+// table.
+func tablesOpen(files []string) bool {
+	for _, f := range files {
+		if !tableOpens(f) {
+			return false
+		}
+	}
+	return true
+}
+
+func tableOpens(f string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	mf, err := z.OpenMmapFile(f, os.O_RDONLY, 0)
+	if err != nil && !errors.Is(err, z.NewFile) {
+		return false
+	}
+	t, err := table.OpenTable(mf, table.Options{ReadOnly: true, ChkMode: options.OnBlockRead})
+	if err != nil {
+		return false
+	}
+	t.Close(-1)
+	return true
+}
 
 // readTable calls fn for every entry of the table file f it can read; a
 // damaged block ends the table there.
