@@ -213,6 +213,46 @@ func TestConnectDaemonDoesNotStart(t *testing.T) {
 	}
 }
 
+// A daemon that fails to start is started once: the failure is
+// remembered, and said, until the store, the settings or the binary
+// change; a start that succeeds forgets it.
+func TestConnectRemembersAFailedStart(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	home := t.TempDir()
+	starts := filepath.Join(home, "starts")
+	// A daemon that fails at once, counting its starts.
+	cmd := []string{"/bin/sh", "-c", "echo x >> " + starts + "; echo 'the store is damaged' >&2; exit 1"}
+	connect := func() error {
+		_, err := rpc.Connect(ctxT(t), rpc.ConnectOptions{Home: home, Client: rpc.ClientCLI, Command: cmd})
+		return err
+	}
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "x")
+	}
+	if err := connect(); !errors.Is(err, rpc.ErrDaemonStart) || !strings.Contains(err.Error(), "the store is damaged") {
+		t.Fatalf("first start: %v", err)
+	}
+	for range 3 {
+		err := connect()
+		if !errors.Is(err, rpc.ErrDaemonStart) || !strings.Contains(err.Error(), "the store is damaged") || !strings.Contains(err.Error(), "nothing it depends on has changed") {
+			t.Fatalf("again: %v", err)
+		}
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d starts, want 1", n)
+	}
+	// The store changes (mnemo recover): tried again.
+	if err := os.MkdirAll(filepath.Join(home, "db"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := connect(); !errors.Is(err, rpc.ErrDaemonStart) || count() != 2 {
+		t.Fatalf("after a change: %v, %d starts", err, count())
+	}
+}
+
 // fakeDaemon is a daemon of the test's making on a real socket.
 type fakeDaemon struct {
 	conns  atomic.Int32   // connections accepted

@@ -543,7 +543,7 @@ func (s *Server) forget(ctx context.Context, in ForgetInput) (string, memory.For
 		return "", memory.ForgetResult{}, failf("forget: nothing removed: no observation %s exists (already forgotten, or never recorded). Use search to find existing ids.", hashList(res.Missing))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Forgot %d observation(s), removed from every index:\n", len(res.Deleted))
+	fmt.Fprintf(&b, "Forgot %s, removed from every index:\n", memory.Count(len(res.Deleted), "observation", "observations"))
 	for _, id := range res.Deleted {
 		fmt.Fprintf(&b, "- #%d", id)
 		if t := titles[id]; t != "" {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -299,6 +300,15 @@ func doctorCommand() *cli.Command {
 				fmt.Fprintf(w, "model        %s in %s\n", emb.ID(), daemon.ModelsDir(home))
 				if st, err := runningStatus(c.Context, home); err == nil && embedderOf(st) != emb.ID() && (cfg.Embedder == "" || cfg.Embedder == "default") {
 					fmt.Fprintf(w, "  the daemon was started before it was installed and runs %s: `mnemo reindex` restarts it on the model\n", embedderOf(st))
+				}
+			}
+			// A daemon that cannot start may have a damaged store: said here,
+			// with what to do.
+			if _, err := runningStatus(c.Context, home); errors.Is(err, rpc.ErrNoDaemon) {
+				if verr := daemon.VerifyStore(home); errors.Is(verr, daemon.ErrDamaged) {
+					fmt.Fprintf(w, "store        %v\n", verr)
+					fmt.Fprintln(w, "  `mnemo recover` rescues what can be read into a fresh store, keeping the damaged one aside")
+					return exitCode(1)
 				}
 			}
 			if err := daemon.CheckAgent(c.Context, cfg, home); err != nil {

@@ -43,8 +43,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	log := d.Logger
 	setGCPercent() // and tuneMemory below: gc.go
 	sock := rpc.SocketPath(d.Home)
-	ln, err := rpc.Listen(sock)
-	if errors.Is(err, rpc.ErrDaemonRunning) {
+	running := func() error {
 		// An error, whose words say which daemon: a person who ran
 		// `mnemo daemon` learns it did not start; a client that started
 		// this one in a race dials the one that runs.
@@ -55,14 +54,25 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}
 		return fmt.Errorf("a daemon already runs for %s; `mnemo daemon stop` stops it", d.Home)
 	}
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+	if runningPID(ctx, sock) > 0 {
+		return running()
 	}
+	// The store first, then the socket: a store that cannot be opened (a
+	// damaged one) ends this process before any client connects, so the
+	// client that started it reads why in its log (rpc.DialOrStart), and
+	// remembers it, instead of a connection reset it would retry.
 	if err := d.Open(ctx); err != nil {
-		ln.Close()
 		return err
 	}
 	defer d.Close()
+	os.Remove(rpc.StartFailPath(d.Home)) // what a failed start left is moot
+	ln, err := rpc.Listen(sock)
+	if errors.Is(err, rpc.ErrDaemonRunning) {
+		return running()
+	}
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
 	// An open viewer page is a client: the daemon does not exit idle
 	// under it.
 	d.viewer.hold = func() func() {
