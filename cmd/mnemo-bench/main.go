@@ -490,7 +490,7 @@ func (b *bench) rows() []row {
 				b50, b99 := b.postToolUse.times.p50(), b.postToolUse.times.p99()
 				rows = append(rows,
 					row{"hook PostToolUse, the disk busy flushing", p50p99(b.postToolUse.times), "p50 and p99 within 20 % of the quiet run", verdict(float64(b50) <= 1.2*float64(q50) && float64(b99) <= 1.2*float64(q99)),
-						fmt.Sprintf("%d runs, the same loop again while a writer wrote %d MB in 1 MB writes each fsynced (%d syncs); %+.0f %% at p50, %+.0f %% at p99 against the quiet run; the empty Go program %s there, PostToolUse %.2f× it at p50%s",
+						fmt.Sprintf("%d runs, the same loop again while a writer wrote %d MB in 1 MB writes, each fsynced, 20 ms apart (%d syncs); %+.0f %% at p50, %+.0f %% at p99 against the quiet run; the empty Go program %s there, PostToolUse %.2f× it at p50%s",
 							len(b.postToolUse.times), h.wrote.bytes>>20, h.wrote.syncs, 100*(float64(b50)/float64(q50)-1), 100*(float64(b99)/float64(q99)-1), p50p99(b.emptyGo.times), float64(b50)/float64(b.emptyGo.times.p50()), fails(b.postToolUse))},
 					row{"hook SessionStart, the disk busy flushing (reference)", p50p99(b.sessionStart.times), "", "",
 						fmt.Sprintf("%d runs, same busy loop; %+.0f %% at p50, %+.0f %% at p99 against the quiet run%s", len(b.sessionStart.times),

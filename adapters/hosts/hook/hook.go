@@ -484,8 +484,12 @@ func readPayload(r io.Reader) (*hosts.Wire, int64, error) {
 				return nil, int64(len(buf)), fmt.Errorf("payload over %d bytes", maxPayload)
 			}
 			// Four times as much each time: a big payload is copied
-			// about a third of its size more, not its size.
-			buf = append(buf, make([]byte, min(3*cap(buf), maxPayload+1-len(buf)))...)[:len(buf)]
+			// about a third of its size more, not its size. A new buffer
+			// of that size is fresh memory the runtime need not clear
+			// (append would clear and copy the growth too).
+			grown := make([]byte, len(buf), len(buf)+min(3*cap(buf), maxPayload+1-len(buf)))
+			copy(grown, buf)
+			buf = grown
 		}
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		end.feed(buf[len(buf) : len(buf)+n])

@@ -261,7 +261,9 @@ func (r *JournalReader) findLive(offsets map[string]int64) error {
 	now, err := os.Stat(r.path)
 	if errors.Is(err, os.ErrNotExist) {
 		if live := r.live(); live != nil {
-			live.rotated = true
+			// Removed by someone else: finished as a rotated file, never
+			// removed by name (a hook may make a new one there).
+			live.rotated, live.name = true, ""
 		}
 		return nil
 	}

@@ -455,3 +455,37 @@ func TestJournalReleaseZeroesWhatWasTaken(t *testing.T) {
 		t.Fatalf("read %v, want k000005", got)
 	}
 }
+
+// A journal removed by someone else while the reader holds it is finished
+// from what it holds, and the new journal a hook makes at the path is
+// never removed with it.
+func TestJournalRemovedUnderTheReader(t *testing.T) {
+	path := hook.JournalPath(t.TempDir())
+	appendEntry(t, path, 0)
+	r, err := hook.OpenJournalReader(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	readAll(t, r)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, r); len(got) != 0 {
+		t.Fatalf("read %v", got)
+	}
+	appendEntry(t, path, 1) // a new journal
+	if got := readAll(t, r); strings.Join(got, ",") != "k000001" {
+		t.Fatalf("read %v, want k000001", got)
+	}
+	if err := r.Release(r.Mark()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("the new journal was removed: %v", err)
+	}
+	appendEntry(t, path, 2)
+	if got := readAll(t, r); strings.Join(got, ",") != "k000002" {
+		t.Fatalf("read %v, want k000002", got)
+	}
+}
