@@ -44,21 +44,26 @@ model: build
 demo: build model
     {{bin}}/mnemo demo
 
-# go.mod tidy, vet, the Go tests with the race detector (transcripts included), and the Node clients.
+# go.mod tidy, vet, the Go tests with the race detector (transcripts included), vector's again
+# without it (the encoder's arithmetic, which it slows tenfold), and the Node clients. The
+# daemon's slow end-to-end tests are in `just e2e`.
 test: build model
     go mod tidy -diff
     go vet ./...
     go vet -tags e2e ./...
     just cross
     go test -race -count=1 -timeout 30m ./...
+    go test -count=1 ./vector
     just test-node
 
 # Mnemo compiles for macOS and Windows here but is run on Linux only; this keeps it compiling.
-# Vet and build every package (tests included) for darwin and windows, amd64 and arm64, without cgo.
+# Vet and build every package (tests included) for macOS on arm64 and Windows on amd64, without
+# cgo: with this machine's build they compile every file any released platform compiles
+# (cmd/mnemo/cross_test.go checks it; `just release` builds all six).
 cross:
     #!/usr/bin/env bash
     set -euo pipefail
-    for t in darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
+    for t in darwin/arm64 windows/amd64; do
       echo "== $t"
       CGO_ENABLED=0 GOOS=${t%/*} GOARCH=${t#*/} go vet ./...
       CGO_ENABLED=0 GOOS=${t%/*} GOARCH=${t#*/} go build ./...
@@ -112,12 +117,13 @@ vsix target="": build
 release version="":
     .ci/release.sh {{version}}
 
-# End-to-end, offline, in loopback-only network namespaces: the real Claude Code CLI with
+# End-to-end: first the daemon's slow tests (e2e-daemon), then, offline, in loopback-only
+# network namespaces: the real Claude Code CLI with
 # Mnemo's hooks and MCP server, the claude memory agent on the real CLI, the real Gemini
 # and Codex CLIs with Mnemo's hooks (Codex also after a Claude Code session), the VS Code
 # extension in a real VS Code (code-server 4.100.3 opened by headless Chromium), then the
 # real OpenCode CLI (1.18.33) with Mnemo's plugin, then the memory viewer in Debian's headless Chromium.
-e2e: build
+e2e: build e2e-daemon
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/claudecode/e2e/run.sh
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/gemini/e2e/run.sh
     memory/observer/e2e.sh
@@ -125,6 +131,12 @@ e2e: build
     MNEMO_BIN={{bin}}/mnemo adapters/vscode/e2e/run.sh
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/opencode/e2e/run.sh
     MNEMO_BIN={{bin}}/mnemo MNEMO_HOOK_BIN={{bin}}/mnemo-hook adapters/viewer/e2e/run.sh
+
+# The daemon's slow end-to-end tests (cmd/mnemo/*_e2e_test.go, two minutes each): two daemons
+# sharing team memory through PostgreSQL across a one-minute outage, an upgrade from the previous
+# version built from its source, a restart after kill -9 on a loaded machine, a back-fill killed midway.
+e2e-daemon:
+    go test -race -tags e2e -count=1 -timeout 30m -run "^($(sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing.T).*/\1/p' cmd/mnemo/*_e2e_test.go | paste -sd'|'))$" ./cmd/mnemo
 
 # Only the Gemini CLI end-to-end tests.
 e2e-gemini: build

@@ -43,8 +43,11 @@ func evalEmbedder(tb testing.TB) vector.Embedder {
 func TestRetrievalEval(t *testing.T) {
 	s := loadEvalSet(t, "testdata/eval")
 	emb := evalEmbedder(t)
-	if _, ok := emb.(*vector.USELite); ok && testing.Short() {
-		t.Skip("-short: embedding the evaluation set with USE-Lite takes a minute or more")
+	if _, ok := emb.(*vector.USELite); ok {
+		if testing.Short() {
+			t.Skip("-short: embedding the evaluation set with USE-Lite takes a minute or more")
+		}
+		skipUnderRace(t)
 	}
 	ctx := context.Background()
 	ix := vector.NewIndex(emb)

@@ -18,6 +18,17 @@ import (
 
 // openUSELite loads the model from MNEMO_MODELS, or skips the test saying how
 // to install it.
+// skipUnderRace skips a test of the encoder's arithmetic (one goroutine,
+// long loops over weights) under the race detector, which slows it
+// tenfold and has nothing to find there: `just test` runs vector's tests
+// a second time without the detector, where it runs.
+func skipUnderRace(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("the encoder's arithmetic, run without the race detector (`just test` does)")
+	}
+}
+
 func openUSELite(tb testing.TB) *vector.USELite {
 	tb.Helper()
 	dir := os.Getenv("MNEMO_MODELS")
@@ -249,6 +260,7 @@ func TestUSELiteEmbed(t *testing.T) {
 // vectors move by rounding only: cosine at least 0.9999 (float16 alone
 // keeps them above 0.99999).
 func TestUSELiteMatchesGonum(t *testing.T) {
+	skipUnderRace(t)
 	m := openUSELite(t)
 	raw, err := os.ReadFile("testdata/uselite_gonum.f16")
 	if err != nil {

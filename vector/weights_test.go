@@ -122,6 +122,7 @@ func sameTensors(t *testing.T, dir string) {
 // afterwards, and refused with a clear error, then rebuilt, whenever it is
 // damaged, truncated or stale, never used silently.
 func TestWeightsFile(t *testing.T) {
+	skipUnderRace(t)
 	models := writeTinyModel(t)
 	dir := filepath.Join(models, "use-lite")
 	path := filepath.Join(dir, vector.WeightsFileName)
