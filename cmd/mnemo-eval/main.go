@@ -54,6 +54,9 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	convData := fs.String("conversation-data", filepath.Join("cmd", "mnemo-eval", "testdata", "conversation"), "the folder of the conversation splits")
 	convSplits := fs.String("conversation", "dev,test", "the conversation splits to run, comma-separated (\"\" for none)")
 	tasks := fs.Bool("tasks", false, "print each conversation task's outcome, with the context and recall of those missed; for the dev split only")
+	benchmarks := fs.String("benchmarks", filepath.Join("..", "shared", "benchmarks"), "the folder of the public benchmarks (LoCoMo, DevBench), beside the checkout; skipped, with a note, when absent")
+	public := fs.String("public", "locomo,devbench", "the public benchmarks to run, comma-separated (\"\" for none)")
+	locomoOnly := fs.String("locomo-conversations", "", "LoCoMo's conversations to replay, by file name (\"26,30\"); all when empty")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -83,6 +86,9 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 				return err
 			}
 		}
+	}
+	if err := runPublic(ctx, w, os.Stderr, *benchmarks, *public, *locomoOnly, embs); err != nil {
+		return err
 	}
 	for _, name := range strings.Split(*convSplits, ",") {
 		if name == "" {
