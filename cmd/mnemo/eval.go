@@ -293,8 +293,9 @@ func newEvalGrep(recs []memory.Observation) *evalGrep {
 }
 
 // holding returns the records of project holding every word of phrase,
-// in order (its words as a person would grep them, all of them).
-func (g *evalGrep) holding(project, phrase string) []int32 {
+// in order (its words as a person would grep them, all of them); past
+// most+1 of them it stops looking.
+func (g *evalGrep) holding(project, phrase string, most int) []int32 {
 	words := evalWords(phrase)
 	if len(words) == 0 {
 		return nil
@@ -312,7 +313,9 @@ func (g *evalGrep) holding(project, phrase string) []int32 {
 			}
 		}
 		if ok {
-			out = append(out, i)
+			if out = append(out, i); len(out) > most {
+				break
+			}
 		}
 	}
 	return out
@@ -373,9 +376,15 @@ func drawQuestions(recs []memory.Observation, g *evalGrep, perKind int) []evalQu
 		cands[q.kind] = append(cands[q.kind], q)
 	}
 	// rare adds a question whose answers are the records holding phrase,
-	// when few do.
+	// when few do. Each phrase of a project is looked at once.
+	tried := map[string]bool{}
 	rare := func(kind, project, phrase string) {
-		held := g.holding(project, phrase)
+		k := project + "\x00" + strings.ToLower(phrase)
+		if tried[k] {
+			return
+		}
+		tried[k] = true
+		held := g.holding(project, phrase, evalRare)
 		if len(held) == 0 || len(held) > evalRare {
 			return
 		}
