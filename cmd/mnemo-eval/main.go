@@ -56,6 +56,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	tasks := fs.Bool("tasks", false, "print each conversation task's outcome, with the context and recall of those missed; for the dev split only")
 	benchmarks := fs.String("benchmarks", filepath.Join("..", "shared", "benchmarks"), "the folder of the public benchmarks (LoCoMo, DevBench), beside the checkout; skipped, with a note, when absent")
 	public := fs.String("public", "locomo,devbench", "the public benchmarks to run, comma-separated (\"\" for none)")
+	embedCache := fs.String("embed-cache", "", "a file that keeps the sentence encoder's vectors between runs, by text (for tuning: the same texts are embedded once)")
 	locomoOnly := fs.String("locomo-conversations", "", "LoCoMo's conversations to replay, by file name (\"26,30\"); all when empty")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -70,6 +71,18 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 			fmt.Fprintf(w, "note: %s\n", notice)
 		}
 		if _, hash := e.(vector.HashEmbedder); !hash || *embedder == "default" {
+			if *embedCache != "" && !hash {
+				c, err := newCachedEmbedder(e, *embedCache)
+				if err != nil {
+					return err
+				}
+				defer func() {
+					if err := c.save(); err != nil {
+						fmt.Fprintln(os.Stderr, "mnemo-eval: keep the embeddings:", err)
+					}
+				}()
+				e = c
+			}
 			embs = append(embs, e)
 		}
 	}
