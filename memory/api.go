@@ -382,8 +382,17 @@ type Hit struct {
 
 // SearchResult is a ranked list of hits.
 type SearchResult struct {
-	Hits  []Hit `json:"hits"`
-	Total int   `json:"total"`
+	Hits []Hit `json:"hits"`
+	// Total is how many hits were returned, len(Hits); More says that
+	// more hits clear the relevance floor than the limit let through.
+	// (Counting them all would cost a search without a limit.)
+	Total int  `json:"total"`
+	More  bool `json:"more,omitzero"`
+	// Closest says that no hit holds the query's words: the hits are
+	// only the closest to it in meaning (the sentence encoder's first few,
+	// or the hashing embedder's nearest), not matches. Never set for a
+	// search by meaning alone (ModeVector) or without a query.
+	Closest bool `json:"closest,omitzero"`
 }
 
 // TimelineParams asks for the observations around an anchor: an
@@ -500,7 +509,15 @@ type SaveParams struct {
 	// Anchor is where in a file the text comes from (an editor's
 	// selection); it is kept on the observation.
 	Anchor *Anchor `json:"anchor,omitempty"`
+	// By is who saves it: SavedByPerson for a person (mnemo remember),
+	// empty for the agent (its save_memory tool); kept on the observation
+	// (Observation.SavedBy).
+	By string `json:"by,omitempty"`
 }
+
+// SavedByPerson is SaveParams.By, and Observation.SavedBy, for a memory a
+// person saved.
+const SavedByPerson = "person"
 
 // Validate requires text and a project or working directory, and an
 // anchor, when given, to name a file and a range that starts at line 1 or
@@ -521,12 +538,18 @@ func (p *SaveParams) Validate() error {
 			return &FieldError{"anchor", "must be a range from line 1 on whose end is not before its start"}
 		}
 	}
+	if p.By != "" && p.By != SavedByPerson {
+		return &FieldError{"by", fmt.Sprintf("is %q; want %q or nothing (the agent)", p.By, SavedByPerson)}
+	}
 	return nil
 }
 
 // SaveResult is the stored observation's id.
 type SaveResult struct {
 	ID uint64 `json:"id"`
+	// Truncated says the text was longer than MaxMessageBytes, once its
+	// private parts were removed, and was cut there.
+	Truncated bool `json:"truncated,omitzero"`
 }
 
 // ForgetResult says what was deleted and what did not exist.
@@ -556,6 +579,39 @@ type Status struct {
 	Notice          string `json:"notice,omitempty"`
 	// Paused lists the projects whose capture or injection is paused.
 	Paused []PausedProject `json:"paused,omitempty"`
+	// Sync is how the group sync kept its window; absent when writes are
+	// not synced (in memory, benchmarks).
+	Sync *SyncStatus `json:"sync,omitempty"`
+	// Journal is what the daemon took in from the hooks' journal.
+	Journal *JournalStatus `json:"journal,omitempty"`
+}
+
+// SyncStatus says how the group sync kept its window
+// (docs/architecture.md §2): how many syncs ran, and how long after an
+// acknowledged write the sync that covered it ended, the last time and at
+// most since the daemon started.
+type SyncStatus struct {
+	WindowMs  float64 `json:"windowMs"`
+	Syncs     uint64  `json:"syncs"`
+	LastLagMs float64 `json:"lastLagMs"`
+	MaxLagMs  float64 `json:"maxLagMs"`
+	// MaxStartMs is the longest a write waited for its sync to start (it
+	// starts at once, or when the one running ends); MaxSyncMs the longest
+	// one sync took the disk.
+	MaxStartMs float64 `json:"maxStartMs"`
+	MaxSyncMs  float64 `json:"maxSyncMs"`
+	// Errors counts failed syncs (each is tried again).
+	Errors uint64 `json:"errors,omitempty"`
+}
+
+// JournalStatus is the daemon's reading of the hooks' journal
+// (docs/architecture.md §2): the records it took in since it started, the
+// ones it could not store (logged), and the bytes written but not yet
+// read.
+type JournalStatus struct {
+	Taken    int64 `json:"taken"`
+	Rejected int64 `json:"rejected,omitempty"`
+	Unread   int64 `json:"unread"`
 }
 
 // SessionParams names one session by its content session id.

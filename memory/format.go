@@ -19,7 +19,10 @@ func (o *Observation) Markdown() string {
 	if o.ContentSessionID != "" {
 		fmt.Fprintf(&b, " · session %s, prompt %d", o.ContentSessionID, o.PromptNumber)
 	}
-	if o.Source == SourceSaved {
+	switch {
+	case o.Source == SourceSaved && o.SavedBy == SavedByPerson:
+		b.WriteString(" · saved by a person")
+	case o.Source == SourceSaved:
 		b.WriteString(" · saved by the agent")
 	}
 	if o.Pinned {
@@ -68,14 +71,18 @@ func (o *Observation) Markdown() string {
 		}
 	}
 	if o.Evidence != "" {
-		b.WriteString("\nEvidence (from the event):\n")
+		if strings.Contains("\n"+o.Evidence, "\nbefore: ") {
+			b.WriteString("\nEvidence (from the event; before: the failure it fixed):\n")
+		} else {
+			b.WriteString("\nEvidence (from the event):\n")
+		}
 		for l := range strings.Lines(strings.TrimRight(o.Evidence, "\n")) {
 			fmt.Fprintf(&b, "  %s", l)
 		}
 		b.WriteString("\n")
 	}
 	if len(o.Edits) > 0 {
-		fmt.Fprintf(&b, "\nCorrected %d time(s); what it said before, newest first:\n", len(o.Edits))
+		fmt.Fprintf(&b, "\nCorrected %s; what it said before, newest first:\n", Count(len(o.Edits), "time", "times"))
 		for i := len(o.Edits) - 1; i >= 0; i-- {
 			e := o.Edits[i]
 			fmt.Fprintf(&b, "- until %s: %s\n", fmtTime(e.Time), orDash(e.Title))

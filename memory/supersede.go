@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Superseded: a later observation that says what is true now about the
@@ -96,12 +97,17 @@ func sameSet(a, b []uint32) bool { return containsAll(a, b) && containsAll(b, a)
 // replacedRE finds what a decision replaces: "instead of X", "rather than
 // X", "switch from X", "no longer use X", "stop using X", "don't use X",
 // "over X" after "prefer".
-var replacedRE = regexp.MustCompile(`(?i)\b(?:instead of|rather than|(?:switch|switched|switching|move|moved|moving|migrate|migrated) (?:away )?from|no longer use|stop using|don't use|do not use|never use|prefer\b[^.!?\n]*?\bover)\s+(?:the |a |an |using )?([\w.@/+#-]+)`)
+//
+// It is compiled on first use: the hook links this package for its types,
+// and a compile at every hook's start is a tenth of a millisecond.
+var replacedRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:instead of|rather than|(?:switch|switched|switching|move|moved|moving|migrate|migrated) (?:away )?from|no longer use|stop using|don't use|do not use|never use|prefer\b[^.!?\n]*?\bover)\s+(?:the |a |an |using )?([\w.@/+#-]+)`)
+})
 
 // replacedTerms are the words a decision says it replaces, lower case.
 func replacedTerms(text string) []string {
 	var out []string
-	for _, m := range replacedRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range replacedRE().FindAllStringSubmatch(text, -1) {
 		if t := strings.ToLower(strings.Trim(m[1], ".-")); len(t) > 1 {
 			out = append(out, t)
 		}

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -10,6 +11,15 @@ import (
 // context): titles and snippets clipped to a number of runes with the cut
 // marked, the first line or the first non-blank of several texts, lists
 // of files and concepts without repeats.
+
+// Count is n and its noun, one for 1 and many otherwise: "1 prompt",
+// "2 summaries".
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
 
 // FirstNonEmpty returns the first of ss that is not blank, trimmed.
 func FirstNonEmpty(ss ...string) string {

@@ -115,6 +115,9 @@ type Observation struct {
 	// observation was made from: why it made the call.
 	Why    string `json:"why,omitempty"`
 	Source string `json:"source"` // SourceAgent, SourceSaved or SourceEditor
+	// SavedBy is SavedByPerson for a memory a person saved (SourceSaved);
+	// empty when the agent saved it.
+	SavedBy string `json:"savedBy,omitempty"`
 	// Host is the coding agent or editor whose session it was made in
 	// (the session's platform: "claude-code", "codex", "vscode", …).
 	Host string `json:"host,omitempty"`
@@ -203,6 +206,10 @@ const (
 	// later prompt's recall, never given in a session's context.
 	TypePrompt = "prompt"
 )
+
+// Types lists the observation types above, those the agents write and
+// people save.
+var Types = []string{TypeBugfix, TypeFeature, TypeRefactor, TypeChange, TypeDiscovery, TypeDecision, TypeSecurity, TypeNote}
 
 // Files returns the observation's files, modified first, without repeats.
 func (o *Observation) Files() []string {

@@ -213,6 +213,46 @@ func TestConnectDaemonDoesNotStart(t *testing.T) {
 	}
 }
 
+// A daemon that fails to start is started once: the failure is
+// remembered, and said, until the store, the settings or the binary
+// change; a start that succeeds forgets it.
+func TestConnectRemembersAFailedStart(t *testing.T) {
+	if _, err := os.Stat("/bin/sh"); err != nil {
+		t.Skip("no /bin/sh")
+	}
+	home := t.TempDir()
+	starts := filepath.Join(home, "starts")
+	// A daemon that fails at once, counting its starts.
+	cmd := []string{"/bin/sh", "-c", "echo x >> " + starts + "; echo 'the store is damaged' >&2; exit 1"}
+	connect := func() error {
+		_, err := rpc.Connect(ctxT(t), rpc.ConnectOptions{Home: home, Client: rpc.ClientCLI, Command: cmd})
+		return err
+	}
+	count := func() int {
+		b, _ := os.ReadFile(starts)
+		return strings.Count(string(b), "x")
+	}
+	if err := connect(); !errors.Is(err, rpc.ErrDaemonStart) || !strings.Contains(err.Error(), "the store is damaged") {
+		t.Fatalf("first start: %v", err)
+	}
+	for range 3 {
+		err := connect()
+		if !errors.Is(err, rpc.ErrDaemonStart) || !strings.Contains(err.Error(), "the store is damaged") || !strings.Contains(err.Error(), "nothing it depends on has changed") {
+			t.Fatalf("again: %v", err)
+		}
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d starts, want 1", n)
+	}
+	// The store changes (mnemo recover): tried again.
+	if err := os.MkdirAll(filepath.Join(home, "db"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := connect(); !errors.Is(err, rpc.ErrDaemonStart) || count() != 2 {
+		t.Fatalf("after a change: %v, %d starts", err, count())
+	}
+}
+
 // fakeDaemon is a daemon of the test's making on a real socket.
 type fakeDaemon struct {
 	conns  atomic.Int32   // connections accepted
@@ -618,4 +658,92 @@ func (c *prefixConn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return c.Conn.Read(p)
+}
+
+// TestStartDetached: with no daemon, StartDetached starts one and returns
+// at once; DaemonRunning sees it once it listens; clients that come while it
+// is on its way, or running, start no other.
+func TestStartDetached(t *testing.T) {
+	home := t.TempDir()
+	o := childDaemonOptions(t, home)
+	sock := rpc.SocketPath(home)
+	if rpc.DaemonRunning(sock) {
+		t.Fatal("DaemonRunning with no daemon")
+	}
+	so := rpc.StartFor(home, o.Command, 0)
+	start := time.Now()
+	started, err := rpc.StartDetached(so)
+	if err != nil || !started {
+		t.Fatalf("StartDetached = %v, %v", started, err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("StartDetached took %v: it must not wait for the daemon", took)
+	}
+	// Racing clients while it starts: none starts another.
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if again, err := rpc.StartDetached(so); err != nil || again {
+				t.Errorf("a second StartDetached = %v, %v", again, err)
+			}
+		})
+	}
+	wg.Wait()
+	for deadline := time.Now().Add(10 * time.Second); !rpc.DaemonRunning(sock); {
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon did not come up")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	// The daemon holds its lock a moment before its socket listens.
+	var c *rpc.Client
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var err error
+		if c, err = rpc.Connect(ctxT(t), rpc.ConnectOptions{Home: home, Client: rpc.ClientCLI}); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	mustSum(t, c)
+	c.Close()
+	if again, err := rpc.StartDetached(so); err != nil || again {
+		t.Errorf("StartDetached with a daemon running = %v, %v", again, err)
+	}
+	if n := len(childPIDs(t, home)); n != 1 {
+		t.Errorf("%d daemons listened, want 1", n)
+	}
+}
+
+// TestDaemonRunningDoesNotStopAStart: a client checking for a daemon at the
+// very moment one takes its lock does not make it think another runs.
+func TestDaemonRunningDoesNotStopAStart(t *testing.T) {
+	home := t.TempDir()
+	sock := rpc.SocketPath(home)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					rpc.DaemonRunning(sock)
+				}
+			}
+		})
+	}
+	defer func() { close(stop); wg.Wait() }()
+	for range 20 {
+		ln, err := rpc.Listen(sock)
+		if err != nil {
+			t.Fatalf("Listen while clients check: %v", err)
+		}
+		if !rpc.DaemonRunning(sock) {
+			t.Error("DaemonRunning = false with a daemon listening")
+		}
+		ln.Close()
+	}
 }

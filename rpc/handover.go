@@ -17,9 +17,10 @@ import (
 // answers by ceasing to accept, finishing what it can and closing its
 // store), waits until it no longer listens, and starts its own daemon
 // through the start lock as any client that finds none does. Nothing
-// acknowledged is lost: every write a daemon answered is fsynced, queued
-// events are in the store, and a hook whose call got no answer spools it
-// for the new daemon to ingest. Racing clients each ask (a second SIGTERM
+// acknowledged is lost: every write a daemon answered is held by the
+// system (and synced within its window), queued events are in the store,
+// and a hook whose call got no answer journals it for the new daemon to
+// take in. Racing clients each ask (a second SIGTERM
 // is harmless) and the start lock lets one start the new daemon.
 
 // mayHandOver reports whether this client should ask the daemon of hr to

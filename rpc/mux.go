@@ -236,6 +236,30 @@ func (m *Mux) Handler() jsonrpc2.Handler {
 	}
 }
 
+// Call handles one call in this process, as Handler does a call on a
+// connection: its params decoded, the handler run, a panic recovered, and
+// an error mapped through the error table to a boundary *Error (an
+// internal one logged). Middlewares do not run. It is for calls that come
+// from elsewhere than a connection: the daemon's reading of the hooks'
+// journal.
+func (m *Mux) Call(ctx context.Context, method string, params []byte) (result any, err error) {
+	r := m.route(method)
+	if r == nil {
+		return nil, Errorf(CodeMethodNotFound, "method not found: %q", method)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			m.log.Error("rpc: handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, &Error{Code: CodeInternal}
+		}
+	}()
+	result, err = r.serve(ctx, params)
+	if err != nil {
+		return nil, m.boundary(method, err)
+	}
+	return result, nil
+}
+
 func (m *Mux) route(method string) *route {
 	m.mu.RLock()
 	defer m.mu.RUnlock()

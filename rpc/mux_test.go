@@ -414,3 +414,29 @@ func TestParamsCodec(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestCall: a call handled in this process (the daemon's reading of the
+// hooks' journal) decodes, runs and maps its errors as one on a
+// connection does.
+func TestCall(t *testing.T) {
+	mux, _, _ := newTestMux(t)
+	res, err := mux.Call(ctxT(t), "sum", []byte(`{"a":2,"b":5}`))
+	if err != nil || res != 7 {
+		t.Fatalf("Call(sum) = %v, %v", res, err)
+	}
+	for _, tt := range []struct {
+		method, params string
+		want           rpc.Code
+	}{
+		{"missing", `{}`, rpc.CodeNotFound},
+		{"fail", `{}`, rpc.CodeInternal},
+		{"panic", `{}`, rpc.CodeInternal},
+		{"nope", `{}`, rpc.CodeMethodNotFound},
+		{"sum", `{"a":"two"}`, rpc.CodeInvalidParams},
+	} {
+		_, err := mux.Call(ctxT(t), tt.method, []byte(tt.params))
+		if e, ok := errors.AsType[*rpc.Error](err); !ok || e.Code != tt.want {
+			t.Errorf("Call(%s, %s) = %v, want code %v", tt.method, tt.params, err, tt.want)
+		}
+	}
+}

@@ -51,3 +51,20 @@ func ProcessAlive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
+
+// lockHeld reports whether someone holds an exclusive flock on the file at
+// path: it takes a shared one without waiting and lets go at once. A
+// missing file is not held.
+func lockHeld(path string) bool {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	for {
+		err = unix.Flock(fd, unix.LOCK_SH|unix.LOCK_NB)
+		if !errors.Is(err, unix.EINTR) {
+			return errors.Is(err, unix.EWOULDBLOCK)
+		}
+	}
+}

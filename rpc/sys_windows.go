@@ -53,8 +53,8 @@ func peerGone(err error) bool {
 
 // Terminate ends the process pid (TerminateProcess), as `mnemo daemon
 // stop` does on Windows: no signal asks a detached process for an orderly
-// exit, and nothing is lost (every write the daemon acknowledged is
-// fsynced; the next daemon replays Badger's log).
+// exit, and nothing is lost (every write the daemon acknowledged is held
+// by the system; the next daemon replays Badger's log).
 func Terminate(pid int) error {
 	p, err := os.FindProcess(pid)
 	if err != nil {
@@ -74,4 +74,17 @@ func ProcessAlive(pid int) bool {
 	defer windows.CloseHandle(h)
 	var code uint32
 	return windows.GetExitCodeProcess(h, &code) == nil && code == 259
+}
+
+// lockHeld reports whether another handle holds an exclusive lock on the
+// file at path: it takes a shared one without waiting and lets go at once.
+// A missing file is not held.
+func lockHeld(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	err = windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_FAIL_IMMEDIATELY, 0, ^uint32(0), ^uint32(0), new(windows.Overlapped))
+	return errors.Is(err, windows.ERROR_LOCK_VIOLATION)
 }

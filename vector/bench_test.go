@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -127,7 +128,9 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
-// BenchmarkEmbed measures embedding a query and a whole observation.
+// BenchmarkEmbed measures embedding a query and a whole observation: the
+// process's CPU per text (cpu-ms/op) and the median CPU of the thread
+// that embeds one (cpu-p50-ms).
 func BenchmarkEmbed(b *testing.B) {
 	s := loadEvalSet(b, "testdata/eval")
 	embedders := []vector.Embedder{vector.NewHashEmbedder()}
@@ -144,29 +147,37 @@ func BenchmarkEmbed(b *testing.B) {
 	for _, e := range embedders {
 		for _, kind := range []string{"query", "observation"} {
 			b.Run(e.ID()+"/"+kind, func(b *testing.B) {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
 				lat := startLatency()
+				var cpu []time.Duration // of the thread, each text
 				i := 0
 				for b.Loop() {
-					start := time.Now()
+					start, c0 := time.Now(), threadCPU()
 					if _, err := e.Embed(context.Background(), texts[kind][i%len(texts[kind])]); err != nil {
 						b.Fatal(err)
 					}
+					cpu = append(cpu, threadCPU()-c0)
 					lat.ds = append(lat.ds, time.Since(start))
 					i++
 				}
 				lat.report(b)
+				slices.Sort(cpu)
+				b.ReportMetric(float64(cpu[len(cpu)/2])/float64(time.Millisecond), "cpu-p50-ms")
 			})
 		}
 	}
 }
 
-// benchUSELite returns the sentence encoder when MNEMO_MODELS has it.
+// benchUSELite returns the sentence encoder when MNEMO_MODELS has it,
+// without its memory of recent texts: the benchmarks go over their texts
+// again and again, and measure encoding them.
 func benchUSELite(b *testing.B) vector.Embedder {
 	useLiteOnce.Do(loadUSELite)
 	if useLiteErr != nil {
 		return nil
 	}
-	return useLite
+	return useLite.WithoutCache()
 }
 
 // BenchmarkPrefilterRecall compares the two vector search paths on 10k and

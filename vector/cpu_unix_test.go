@@ -5,6 +5,8 @@ package vector_test
 import (
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // processCPU is the CPU time this process has used (user and system).
@@ -14,4 +16,14 @@ func processCPU() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// threadCPU is the CPU time the calling thread has used (lock the
+// goroutine to its thread around what is measured).
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }

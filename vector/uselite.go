@@ -12,10 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas32"
 )
 
 // USELiteID identifies the vectors of the Universal Sentence Encoder Lite
@@ -52,20 +50,30 @@ type useLayer struct {
 	c2W, c2B         []float32 // ffn x dModel
 }
 
-// USELite is the Universal Sentence Encoder Lite run in pure Go: a SentencePiece
+// USELite is the Universal Sentence Encoder Lite run in Go: a SentencePiece
 // tokenizer, a two-layer transformer, mean pooling and a tanh head, giving
 // 512-dimensional unit vectors. The weights are read once; Embed only reads
 // them, so a USELite is safe for concurrent use. They are float32, as
 // published: stored as float16 they would take half the bytes but change
-// the vectors (see writeWeightsFile's notes in weights.go).
+// the vectors (see writeWeightsFile's notes in weights.go); rounded to
+// int8 with a scale per column, more so (cosine 0.9992 at worst on
+// testdata/eval, 0.99974 on average). The products run on the machine's vector
+// instructions (gemm.go) and sum in another order than gonum's BLAS did:
+// the vectors moved by rounding only (cosine at least 0.99999997 on
+// testdata/eval, TestUSELiteMatchesGonum).
 type USELite struct {
 	emb    []float32 // vocabulary x useEmbedDim
 	timing []float32 // inverse timescales of the sinusoidal position signal
+	signal []float32 // the position signal, useMaxTokens x useEmbedDim
 	layers [2]useLayer
 	tanhW  []float32 // useOutDim x useOutDim
 	tanhB  []float32
 	tok    *pieceTokenizer
 	info   string // where the weights came from, for LoadInfo
+
+	cache *embedCache  // the vectors of recent texts and lines (nil: none)
+	bufs  *bufferStock // batch buffers between texts
+	base  *USELite     // of a WithoutCache copy: the encoder whose mapping it reads
 }
 
 var _ Embedder = (*USELite)(nil)
@@ -127,7 +135,7 @@ func openUSELiteWeights(modelDir string) (*USELite, error) {
 			if rerr != nil {
 				return nil, rerr
 			}
-			m, err := newUSELite(weights)
+			m, err := newUSELite(weights, false)
 			if err != nil {
 				return nil, err
 			}
@@ -138,7 +146,7 @@ func openUSELiteWeights(modelDir string) (*USELite, error) {
 			return nil, err
 		}
 	}
-	m, err := newUSELite(wf.tensors)
+	m, err := newUSELite(wf.tensors, true)
 	if err != nil {
 		if wf.mapped {
 			unmapFile(wf.data)
@@ -185,14 +193,21 @@ func (m *USELite) Dim() int { return useOutDim }
 // Embed implements Embedder. A text of one line is encoded as the reference
 // implementation does, up to its first 128 pieces. A text of several lines
 // (a memory's title, facts and narrative) gets the mean of two unit vectors:
-// the encoding of the whole text, which sees the lines in context, and the
-// mean of the encodings of each line, which sees every line however long the
-// text. On the retrieval evaluation this beat encoding the whole text alone
-// (testdata/eval: hybrid recall@5 0.86 against 0.82). Empty text gives
-// ErrNoText.
+// the encoding of the whole text (its first 128 pieces), which sees the
+// lines in context, and the mean of the encodings of its lines, each up to
+// its first 128 pieces, which sees every line of a text however long. On
+// the retrieval evaluation this beat encoding the whole text alone
+// (testdata/eval: hybrid recall@5 0.86 against 0.82). The lines are read
+// until they hold useMaxLinePieces pieces, so that what a text costs is
+// bounded as the encoder's own input is. Empty text gives ErrNoText.
+//
+// The vectors of recent texts and lines are remembered (uselite_cache.go).
 func (m *USELite) Embed(ctx context.Context, text string) ([]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if e, ok := m.cache.get(text, false); ok {
+		return slices.Clone(e.vec), nil
 	}
 	var lines []string
 	for line := range strings.Lines(text) {
@@ -200,29 +215,94 @@ func (m *USELite) Embed(ctx context.Context, text string) ([]float32, error) {
 			lines = append(lines, line)
 		}
 	}
+	var v []float32
 	if len(lines) <= 1 {
-		ids := m.tok.encode(text)
+		ids := m.tok.encodeFirst(text, useMaxTokens)
 		if len(ids) == 0 {
 			return nil, ErrNoText
 		}
-		return m.embedIDs(ids), nil
-	}
-	mean := make([]float32, useOutDim)
-	for _, line := range lines {
-		if err := ctx.Err(); err != nil {
+		vs, err := m.encode(ctx, [][]int{ids})
+		if err != nil {
 			return nil, err
 		}
-		for i, x := range m.embedIDs(m.tok.encode(line)) {
+		v = vs[0]
+	} else {
+		var err error
+		if v, err = m.embedLines(ctx, text, lines); err != nil {
+			return nil, err
+		}
+	}
+	m.cache.put(text, false, embedEntry{vec: v})
+	return slices.Clone(v), nil
+}
+
+// useMaxLinePieces bounds the pieces of the lines whose encodings a text's
+// vector averages: the lines are taken in order while their pieces (up to
+// 128 each) fit, the first always. The texts of testdata/eval hold at
+// most 270; a memory's text (memory/store's DocOf) holds the excerpt of
+// its prompt, not the prompt.
+const useMaxLinePieces = 1024
+
+// embedLines returns the vector of a text of several lines: the mean of
+// its lines' unit vectors (the remembered ones and the others, encoded
+// with the whole text in one go), made a unit vector, plus the whole
+// text's, made a unit vector.
+func (m *USELite) embedLines(ctx context.Context, text string, lines []string) ([]float32, error) {
+	vecs := make([][]float32, 0, len(lines))
+	var (
+		segs    [][]int
+		fresh   []int // the lines of segs, by their index in vecs
+		pieces  []int
+		counted int
+	)
+	for _, line := range lines {
+		e, ok := m.cache.get(line, true)
+		var ids []int
+		if !ok {
+			ids = m.tok.encodeFirst(line, useMaxTokens)
+			e.pieces = len(ids)
+		}
+		if counted+e.pieces > useMaxLinePieces && len(vecs) > 0 {
+			break
+		}
+		counted += e.pieces
+		if !ok {
+			fresh = append(fresh, len(vecs))
+			pieces = append(pieces, e.pieces)
+			segs = append(segs, ids)
+		}
+		vecs = append(vecs, e.vec)
+	}
+	segs = append(segs, m.tok.encodeFirst(text, useMaxTokens))
+	out, err := m.encode(ctx, segs)
+	if err != nil {
+		return nil, err
+	}
+	for i, j := range fresh {
+		vecs[j] = out[i]
+		m.cache.put(lines[j], true, embedEntry{vec: out[i], pieces: pieces[i]})
+	}
+	mean := make([]float32, useOutDim)
+	for _, v := range vecs {
+		for i, x := range v {
 			mean[i] += x
 		}
 	}
 	normalize(mean)
-	whole := m.embedIDs(m.tok.encode(text))
-	for i, x := range whole {
+	for i, x := range out[len(out)-1] {
 		mean[i] += x
 	}
 	normalize(mean)
 	return mean, nil
+}
+
+// WithoutCache returns the encoder with the same weights but no memory of
+// recent texts: every text is encoded, as the benchmarks of the encoder
+// itself need.
+func (m *USELite) WithoutCache() *USELite {
+	c := *m
+	c.cache, c.base = nil, m
+	return &c
 }
 
 // weightsManifest is the part of a tfjs model.json that locates the weights.
@@ -287,16 +367,20 @@ func readWeights(dir string) (map[string][]float32, error) {
 }
 
 // newUSELite picks the tensors of the encoder out of the decoded weights and
-// checks their sizes.
-func newUSELite(w map[string][]float32) (*USELite, error) {
+// checks their sizes. The weight matrices are in panels (packMatrix) when
+// packed is set, as the weights file holds them, else as the shards hold
+// them, and newUSELite puts them into panels on the heap.
+func newUSELite(w map[string][]float32, packed bool) (*USELite, error) {
 	var missing error
-	m := bindUSELite(func(name string, size int) []float32 {
+	m := bindUSELite(func(name string, size, cols int) []float32 {
 		a, ok := w[name]
 		switch {
 		case !ok:
 			missing = errors.Join(missing, fmt.Errorf("missing weight %s", name))
 		case size > 0 && len(a) != size:
 			missing = errors.Join(missing, fmt.Errorf("weight %s has %d values, want %d", name, len(a), size))
+		case cols > 0 && !packed:
+			a = packMatrix(a, cols)
 		}
 		return a
 	})
@@ -306,15 +390,29 @@ func newUSELite(w map[string][]float32) (*USELite, error) {
 	if len(m.emb) == 0 || len(m.emb)%useEmbedDim != 0 {
 		return nil, fmt.Errorf("embedding table has %d values, not a multiple of %d", len(m.emb), useEmbedDim)
 	}
+	m.cache, m.bufs = newEmbedCache(), new(bufferStock)
+	// The position signal of every position the encoder reads, computed
+	// once (it is the same for every text).
+	half := len(m.timing)
+	m.signal = make([]float32, useMaxTokens*useEmbedDim)
+	for i := range useMaxTokens {
+		row := m.signal[i*useEmbedDim : (i+1)*useEmbedDim]
+		for j := range half {
+			a := float64(float32(i) * m.timing[j])
+			row[j] = float32(math.Sin(a))
+			row[j+half] = float32(math.Cos(a))
+		}
+	}
 	return m, nil
 }
 
 // bindUSELite asks get for every tensor of the encoder, by name and size
-// (0 when any size will do).
-func bindUSELite(get func(name string, size int) []float32) *USELite {
+// (0 when any size will do); cols is the width of a weight matrix, which
+// the encoder reads in panels (packMatrix), and 0 for the other tensors.
+func bindUSELite(get func(name string, size, cols int) []float32) *USELite {
 	m := &USELite{}
-	m.emb = get("module/Embeddings_en", 0)
-	m.timing = get(weightPrefix+"Encode/TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1", useEmbedDim/2)
+	m.emb = get("module/Embeddings_en", 0, 0)
+	m.timing = get(weightPrefix+"Encode/TransformerStack/Layer_0/AddTimingSignal/TimingSignal/ExpandDims_1", useEmbedDim/2, 0)
 	for i := range m.layers {
 		e := fmt.Sprintf(weightPrefix+"Encode/Layer_%d/TransformerLayer/", i)
 		s := fmt.Sprintf(weightPrefix+"Encode/TransformerStack/Layer_%d/TransformerLayer/", i)
@@ -325,168 +423,342 @@ func bindUSELite(get func(name string, size int) []float32) *USELite {
 			L.dIn = useEmbedDim
 		}
 		L.qScale = float32(1 / math.Sqrt(float64(L.dIn/useHeads)))
-		L.lnAttnS = get(e+"layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat", L.dIn)
-		L.lnAttnB = get(e+"layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat", L.dIn)
-		L.qkvW = get(k+"MultiheadAttention/qkv_transform_single/kernel/part_0", L.dIn*3*L.dIn)
-		L.qkvB = get(e+"MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat", 3*L.dIn)
-		L.outW = get(k+"MultiheadAttention/output_transform_single/kernel/part_0", L.dIn*L.dModel)
-		L.outB = get(e+"MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat", L.dModel)
-		L.lnFFNS = get(e+"FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat", L.dModel)
-		L.lnFFNB = get(e+"FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat", L.dModel)
-		L.c1W = get(s+"FFN/conv1/Tensordot/Reshape_1", L.dModel*useFFNDim)
-		L.c1B = get(e+"FFN/conv1/bias/ConcatPartitions/concat", useFFNDim)
-		L.c2W = get(s+"FFN/conv2/Tensordot/Reshape_1", useFFNDim*L.dModel)
-		L.c2B = get(e+"FFN/conv2/bias/ConcatPartitions/concat", L.dModel)
+		L.lnAttnS = get(e+"layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat", L.dIn, 0)
+		L.lnAttnB = get(e+"layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat", L.dIn, 0)
+		L.qkvW = get(k+"MultiheadAttention/qkv_transform_single/kernel/part_0", L.dIn*3*L.dIn, 3*L.dIn)
+		L.qkvB = get(e+"MultiheadAttention/qkv_transform_single/bias/ConcatPartitions/concat", 3*L.dIn, 0)
+		L.outW = get(k+"MultiheadAttention/output_transform_single/kernel/part_0", L.dIn*L.dModel, L.dModel)
+		L.outB = get(e+"MultiheadAttention/output_transform_single/bias/ConcatPartitions/concat", L.dModel, 0)
+		L.lnFFNS = get(e+"FFN/layer_prepostprocess/layer_norm/layer_norm_scale/ConcatPartitions/concat", L.dModel, 0)
+		L.lnFFNB = get(e+"FFN/layer_prepostprocess/layer_norm/layer_norm_bias/ConcatPartitions/concat", L.dModel, 0)
+		L.c1W = get(s+"FFN/conv1/Tensordot/Reshape_1", L.dModel*useFFNDim, useFFNDim)
+		L.c1B = get(e+"FFN/conv1/bias/ConcatPartitions/concat", useFFNDim, 0)
+		L.c2W = get(s+"FFN/conv2/Tensordot/Reshape_1", useFFNDim*L.dModel, L.dModel)
+		L.c2B = get(e+"FFN/conv2/bias/ConcatPartitions/concat", L.dModel, 0)
 		if L.dIn != L.dModel {
-			L.resW = get(e+"dense/kernel/ConcatPartitions/concat", L.dIn*L.dModel)
-			L.resB = get(e+"dense/bias/ConcatPartitions/concat", L.dModel)
+			L.resW = get(e+"dense/kernel/ConcatPartitions/concat", L.dIn*L.dModel, L.dModel)
+			L.resB = get(e+"dense/bias/ConcatPartitions/concat", L.dModel, 0)
 		}
 	}
-	m.tanhW = get("module/Encoder_en/hidden_layers/tanh_layer_0/weights", useOutDim*useOutDim)
-	m.tanhB = get("module/Encoder_en/hidden_layers/tanh_layer_0/bias", useOutDim)
+	m.tanhW = get("module/Encoder_en/hidden_layers/tanh_layer_0/weights", useOutDim*useOutDim, useOutDim)
+	m.tanhB = get("module/Encoder_en/hidden_layers/tanh_layer_0/bias", useOutDim, 0)
 	return m
 }
 
-// embedIDs runs the encoder on piece ids and returns the unit vector.
-func (m *USELite) embedIDs(ids []int) []float32 {
-	if len(ids) > useMaxTokens {
-		ids = ids[:useMaxTokens]
-	}
-	n := len(ids)
-	// The graph feeds 2·embedding + timing signal to the first layer.
-	x := make([]float32, n*useEmbedDim)
-	half := len(m.timing)
-	for i, id := range ids {
-		e := m.emb[id*useEmbedDim : (id+1)*useEmbedDim]
-		row := x[i*useEmbedDim : (i+1)*useEmbedDim]
-		for j := range half {
-			a := float64(float32(i) * m.timing[j])
-			row[j] = 2*e[j] + float32(math.Sin(a))
-			row[j+half] = 2*e[j+half] + float32(math.Cos(a))
-		}
-	}
-	y := m.layers[0].forward(x, n)
-	y = m.layers[1].forward(y, n)
+// The forward pass. Every text the encoder reads (a segment: a line, or a
+// whole text, up to its first 128 pieces) is a run of rows, one a piece, in
+// a batch of up to encodeBatchRows rows that the layers' matrix products
+// (sgemm, gemm.go) take at once, so that each weight read from memory
+// serves every piece of the batch; attention, pooling and the head work
+// segment by segment. The last layer's second feed-forward product is
+// taken after the mean pooling, which is linear: on one row per segment,
+// not one per piece. The batches' buffers are reused (bufferStock).
 
-	pooled := make([]float32, useOutDim)
-	for i := range n {
-		row := y[i*useOutDim : (i+1)*useOutDim]
-		for j, v := range row {
-			pooled[j] += v
+// encodeBatchRows bounds the rows of a batch (at least useMaxTokens). At
+// 256 a batch's buffers take 5.5 MB.
+const encodeBatchRows = 512
+
+// segment is a text's rows in a batch.
+type segment struct{ off, n int }
+
+// encodeBuffers are the activations of one batch, and the attention's
+// and the head's buffers; each holds rows of its layer's width.
+type encodeBuffers struct {
+	x, ln, h, y, att, qkv, f1 []float32
+	kt, scores, heads         []float32 // attention, one head of one segment
+	pool, mean, pooled, out   []float32 // the head, one row per segment
+}
+
+// resize returns s with n values, reusing its array when it is large
+// enough. The values are whatever they were.
+func resize(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}
+
+// roundUp rounds n up to a multiple of k.
+func roundUp(n, k int) int { return (n + k - 1) / k * k }
+
+// encode returns the unit vector of each segment's pieces (at most the
+// first useMaxTokens of each are read); a segment without pieces gets nil.
+func (m *USELite) encode(ctx context.Context, segs [][]int) ([][]float32, error) {
+	out := make([][]float32, len(segs))
+	buf := m.bufs.get()
+	defer m.bufs.put(buf)
+	for start := 0; start < len(segs); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
+		var batch []segment
+		rows, end := 0, start
+		for ; end < len(segs); end++ {
+			n := min(len(segs[end]), useMaxTokens)
+			if rows+n > encodeBatchRows {
+				break
+			}
+			batch = append(batch, segment{rows, n})
+			rows += n
+		}
+		m.encodeBatch(buf, segs[start:end], batch, out[start:end])
+		start = end
 	}
-	inv := 1 / float32(n)
-	for j := range pooled {
-		pooled[j] *= inv
-	}
-	out := matmul(pooled, 1, useOutDim, m.tanhW, useOutDim, m.tanhB)
-	for i, v := range out {
-		out[i] = float32(math.Tanh(float64(v)))
-	}
-	normalize(out)
 	// The weights may be a mapping that m's cleanup unmaps: m stays
 	// reachable until they are no longer read.
 	runtime.KeepAlive(m)
-	return out
+	return out, nil
 }
 
-// forward runs one pre-norm transformer layer on n rows of width dIn.
-func (L *useLayer) forward(x []float32, n int) []float32 {
-	ln := layerNorm(x, n, L.dIn, L.lnAttnS, L.lnAttnB)
-	res := x
-	if L.resW != nil {
-		res = matmul(x, n, L.dIn, L.resW, L.dModel, L.resB)
-	}
-	qkv := matmul(ln, n, L.dIn, L.qkvW, 3*L.dIn, L.qkvB)
-	att := attention(qkv, n, L.dIn, useHeads, L.qScale)
-	h := matmul(att, n, L.dIn, L.outW, L.dModel, L.outB)
-	for i := range h {
-		h[i] += res[i]
-	}
-	ln2 := layerNorm(h, n, L.dModel, L.lnFFNS, L.lnFFNB)
-	f1 := matmul(ln2, n, L.dModel, L.c1W, useFFNDim, L.c1B)
-	for i, v := range f1 {
-		if v < 0 {
-			f1[i] = 0
+// encodeBatch runs the encoder on a batch of segments and writes their
+// unit vectors into out.
+func (m *USELite) encodeBatch(buf *encodeBuffers, ids [][]int, segs []segment, out [][]float32) {
+	last := segs[len(segs)-1]
+	rows := roundUp(last.off+last.n, gemmRows)
+	// The graph feeds 2·embedding + timing signal to the first layer. Rows
+	// past the last segment are zeros: they go through the products but
+	// are never read.
+	buf.x = resize(buf.x, rows*useEmbedDim)
+	clear(buf.x[(last.off+last.n)*useEmbedDim:])
+	for s, seg := range segs {
+		for i, id := range ids[s][:seg.n] {
+			e := m.emb[id*useEmbedDim : (id+1)*useEmbedDim]
+			t := m.signal[i*useEmbedDim : (i+1)*useEmbedDim]
+			row := buf.x[(seg.off+i)*useEmbedDim : (seg.off+i+1)*useEmbedDim]
+			for j := range row {
+				row[j] = 2*e[j] + t[j]
+			}
 		}
 	}
-	f2 := matmul(f1, n, useFFNDim, L.c2W, L.dModel, L.c2B)
-	for i := range f2 {
-		f2[i] += h[i]
+	// Layer 0 widens the rows from useEmbedDim to useOutDim, with a
+	// projection of its input for the residual; layer 1 keeps the width.
+	L := &m.layers[0]
+	buf.h = resize(buf.h, rows*useOutDim)
+	broadcastRows(buf.h, rows, L.outB, L.resB)
+	sgemmPacked(rows, L.dModel, L.dIn, buf.x, L.dIn, L.resW, buf.h, L.dModel)
+	L.attend(buf, buf.x, segs, rows)
+	L.feedForward(buf, rows)
+	buf.y = resize(buf.y, rows*useOutDim)
+	broadcastRows(buf.y, rows, L.c2B, nil)
+	addTo(buf.y, buf.h)
+	sgemmPacked(rows, L.dModel, useFFNDim, buf.f1, useFFNDim, L.c2W, buf.y, L.dModel)
+
+	L = &m.layers[1]
+	broadcastRows(buf.h, rows, L.outB, nil)
+	addTo(buf.h, buf.y)
+	L.attend(buf, buf.y, segs, rows)
+	L.feedForward(buf, rows)
+
+	// Mean pooling of layer 1's output, f1·c2W + c2B + h, is the mean of
+	// f1 times c2W, plus c2B and the mean of h.
+	nseg := roundUp(len(segs), gemmRows)
+	buf.pool = resize(buf.pool, nseg*useFFNDim)
+	buf.mean = resize(buf.mean, nseg*useOutDim)
+	clear(buf.pool)
+	clear(buf.mean)
+	for s, seg := range segs {
+		meanRows(buf.pool[s*useFFNDim:(s+1)*useFFNDim], buf.f1, seg, useFFNDim)
+		meanRows(buf.mean[s*useOutDim:(s+1)*useOutDim], buf.h, seg, useOutDim)
 	}
-	return f2
+	buf.pooled = resize(buf.pooled, nseg*useOutDim)
+	broadcastRows(buf.pooled, nseg, L.c2B, nil)
+	addTo(buf.pooled, buf.mean)
+	sgemmPacked(nseg, useOutDim, useFFNDim, buf.pool, useFFNDim, L.c2W, buf.pooled, useOutDim)
+
+	buf.out = resize(buf.out, nseg*useOutDim)
+	broadcastRows(buf.out, nseg, m.tanhB, nil)
+	sgemmPacked(nseg, useOutDim, useOutDim, buf.pooled, useOutDim, m.tanhW, buf.out, useOutDim)
+	for s, seg := range segs {
+		if seg.n == 0 {
+			continue
+		}
+		v := make([]float32, useOutDim)
+		for i, x := range buf.out[s*useOutDim : (s+1)*useOutDim] {
+			v[i] = float32(math.Tanh(float64(x)))
+		}
+		normalize(v)
+		out[s] = v
+	}
 }
 
-// matmul returns a[n x k] · w[k x m] + bias (bias broadcast over rows).
-func matmul(a []float32, n, k int, w []float32, m int, bias []float32) []float32 {
-	out := make([]float32, n*m)
+// attend adds the layer's attention over the rows of in (each segment's
+// rows attending to one another) to buf.h, which holds the residual.
+func (L *useLayer) attend(buf *encodeBuffers, in []float32, segs []segment, rows int) {
+	d := L.dIn
+	buf.ln = resize(buf.ln, rows*d)
+	layerNorm(buf.ln, in, rows, d, L.lnAttnS, L.lnAttnB)
+	// The attention's products read up to gemmRows-1 rows past a
+	// segment's last: the fused q|k|v rows have room for them.
+	buf.qkv = resize(buf.qkv, (rows+gemmRows)*3*d)
+	clear(buf.qkv[rows*3*d:])
+	broadcastRows(buf.qkv, rows, L.qkvB, nil)
+	sgemmPacked(rows, 3*d, d, buf.ln, d, L.qkvW, buf.qkv, 3*d)
+	buf.att = resize(buf.att, rows*d)
+	clear(buf.att)
+	for _, seg := range segs {
+		attention(buf, seg, d, L.qScale)
+	}
+	sgemmPacked(rows, L.dModel, d, buf.att, d, L.outW, buf.h, L.dModel)
+}
+
+// feedForward puts the layer's first feed-forward product, rectified,
+// of its normalized buf.h into buf.f1.
+func (L *useLayer) feedForward(buf *encodeBuffers, rows int) {
+	buf.ln = resize(buf.ln, rows*L.dModel)
+	layerNorm(buf.ln, buf.h, rows, L.dModel, L.lnFFNS, L.lnFFNB)
+	buf.f1 = resize(buf.f1, rows*useFFNDim)
+	broadcastRows(buf.f1, rows, L.c1B, nil)
+	sgemmPacked(rows, useFFNDim, L.dModel, buf.ln, L.dModel, L.c1W, buf.f1, useFFNDim)
+	relu(buf.f1)
+}
+
+// attention writes into buf.att the multi-head softmax attention of one
+// segment's rows, from the fused q|k|v rows of width 3·d in buf.qkv, with
+// no masking (every row is a real piece). Per head, the scores are the
+// product of the queries with the keys transposed (padded with zero
+// columns to a multiple of gemmCols), and the output the product of the
+// softmax of the scores with the values.
+func attention(buf *encodeBuffers, seg segment, d int, scale float32) {
+	n := seg.n
+	if n == 0 {
+		return
+	}
+	hd := d / useHeads
+	rows, cols := roundUp(n, gemmRows), roundUp(n, gemmCols)
+	buf.kt = resize(buf.kt, hd*cols)
+	buf.scores = resize(buf.scores, rows*cols)
+	buf.heads = resize(buf.heads, rows*hd)
+	qkv := buf.qkv[seg.off*3*d:]
+	for h := range useHeads {
+		clear(buf.kt)
+		for j := range n {
+			k := qkv[j*3*d+d+h*hd : j*3*d+d+h*hd+hd]
+			for t, v := range k {
+				buf.kt[t*cols+j] = v
+			}
+		}
+		clear(buf.scores)
+		sgemm(rows, cols, hd, qkv[h*hd:], 3*d, buf.kt, cols, buf.scores, cols)
+		for i := range n {
+			softmaxRow(buf.scores[i*cols:(i+1)*cols], n, scale)
+		}
+		clear(buf.heads)
+		sgemm(rows, hd, n, buf.scores, cols, qkv[2*d+h*hd:], 3*d, buf.heads, hd)
+		for i := range n {
+			copy(buf.att[(seg.off+i)*d+h*hd:(seg.off+i)*d+h*hd+hd], buf.heads[i*hd:(i+1)*hd])
+		}
+	}
+}
+
+// softmax turns scores, scaled, into weights that sum to 1.
+func softmax(s []float32, scale float32) {
+	best := float32(math.Inf(-1))
+	for i, v := range s {
+		s[i] = v * scale
+		best = max(best, s[i])
+	}
+	var sum float32
+	for i, v := range s {
+		e := exp32(v - best)
+		s[i] = e
+		sum += e
+	}
+	inv := 1 / sum
+	for i := range s {
+		s[i] *= inv
+	}
+}
+
+// broadcastRows sets each of the n rows of dst to a (plus b when it is
+// not nil).
+func broadcastRows(dst []float32, n int, a, b []float32) {
+	w := len(a)
 	for i := range n {
-		copy(out[i*m:(i+1)*m], bias)
+		row := dst[i*w : (i+1)*w]
+		copy(row, a)
+		if b != nil {
+			for j, v := range b {
+				row[j] += v
+			}
+		}
 	}
-	blas32.Implementation().Sgemm(blas.NoTrans, blas.NoTrans, n, m, k, 1, a, k, w, m, 1, out, m)
-	return out
 }
 
-// layerNorm normalizes each of n rows of width d (epsilon 1e-6), then scales
-// and shifts them.
-func layerNorm(x []float32, n, d int, scale, bias []float32) []float32 {
-	out := make([]float32, n*d)
+// addTo adds src to dst, value by value, over src's length.
+func addTo(dst, src []float32) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] += v
+	}
+}
+
+// meanRows writes into dst the mean of the segment's rows of width w in x.
+func meanRows(dst, x []float32, seg segment, w int) {
+	if seg.n == 0 {
+		return
+	}
+	for i := range seg.n {
+		addTo(dst, x[(seg.off+i)*w:(seg.off+i+1)*w])
+	}
+	inv := 1 / float32(seg.n)
+	for j := range dst {
+		dst[j] *= inv
+	}
+}
+
+// layerNormGo writes into out each of n rows of width d of x normalized
+// (epsilon 1e-6), then scaled and shifted. d is a multiple of 4.
+func layerNormGo(out, x []float32, n, d int, scale, bias []float32) {
+	scale, bias = scale[:d], bias[:d]
 	for i := range n {
 		row := x[i*d : (i+1)*d]
-		var mean float32
-		for _, v := range row {
-			mean += v
+		var s0, s1, s2, s3 float32
+		for j := 0; j < len(row); j += 4 {
+			r := row[j : j+4 : j+4]
+			s0 += r[0]
+			s1 += r[1]
+			s2 += r[2]
+			s3 += r[3]
 		}
-		mean /= float32(d)
-		var variance float32
-		for _, v := range row {
-			dv := v - mean
-			variance += dv * dv
+		mean := ((s0 + s1) + (s2 + s3)) / float32(d)
+		s0, s1, s2, s3 = 0, 0, 0, 0
+		for j := 0; j < len(row); j += 4 {
+			r := row[j : j+4 : j+4]
+			d0, d1, d2, d3 := r[0]-mean, r[1]-mean, r[2]-mean, r[3]-mean
+			s0 += d0 * d0
+			s1 += d1 * d1
+			s2 += d2 * d2
+			s3 += d3 * d3
 		}
-		variance /= float32(d)
+		variance := ((s0 + s1) + (s2 + s3)) / float32(d)
 		r := float32(1 / math.Sqrt(float64(variance+1e-6)))
 		o := out[i*d : (i+1)*d]
 		for j, v := range row {
 			o[j] = scale[j]*r*(v-mean) + bias[j]
 		}
 	}
-	return out
 }
 
-// attention computes multi-head softmax attention from fused q|k|v rows of
-// width 3·d, with no masking (every row is a real piece).
-func attention(qkv []float32, n, d, heads int, scale float32) []float32 {
-	hd := d / heads
-	out := make([]float32, n*d)
-	scores := make([]float32, n)
-	q := make([]float32, hd)
-	for h := range heads {
-		for i := range n {
-			for t, v := range qkv[i*3*d+h*hd : i*3*d+h*hd+hd] {
-				q[t] = v * scale
-			}
-			best := float32(math.Inf(-1))
-			for j := range n {
-				kk := qkv[j*3*d+d+h*hd : j*3*d+d+h*hd+hd]
-				s := dotUnrolled(q, kk)
-				scores[j] = s
-				best = max(best, s)
-			}
-			var sum float32
-			for j := range n {
-				e := float32(math.Exp(float64(scores[j] - best)))
-				scores[j] = e
-				sum += e
-			}
-			o := out[i*d+h*hd : i*d+h*hd+hd]
-			for j := range n {
-				wgt := scores[j] / sum
-				v := qkv[j*3*d+2*d+h*hd : j*3*d+2*d+h*hd+hd]
-				for t := range o {
-					o[t] += wgt * v[t]
-				}
-			}
-		}
+// reluGo sets the negative values of x to zero, without branches (whose
+// outcome would be a coin toss).
+func reluGo(x []float32) {
+	for i, v := range x {
+		b := math.Float32bits(v)
+		x[i] = math.Float32frombits(b &^ uint32(int32(b)>>31))
 	}
-	return out
+}
+
+// exp32 is e^x for x ≤ 0 in float32, to within 2 ulp (Cephes' expf: x =
+// k·ln 2 + r with |r| ≤ ln 2 / 2, a polynomial in r, and k put into the
+// exponent). Below the smallest normal float32 it gives 0.
+func exp32(x float32) float32 {
+	if x < -87.33654 {
+		return 0
+	}
+	k := float32(math.Floor(float64(x*1.44269504088896341 + 0.5)))
+	r := x - k*0.693359375 + k*2.12194440e-4
+	z := r * r
+	p := ((((1.9875691500e-4*r+1.3981999507e-3)*r+8.3334519073e-3)*r+4.1665795894e-2)*r+1.6666665459e-1)*r + 5.0000001201e-1
+	y := p*z + r + 1
+	return y * math.Float32frombits(uint32(int32(k)+127)<<23)
 }

@@ -2,8 +2,10 @@ package vector_test
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -236,4 +238,169 @@ func TestUSELiteEmbed(t *testing.T) {
 		}
 		wg.Wait()
 	})
+}
+
+// TestUSELiteMatchesGonum compares the encoder with the vectors it gave
+// before its own matrix kernels (gemm.go), when gonum's BLAS did its
+// products, one text at a time: testdata/uselite_gonum.f16 holds them, as
+// float16, for every text of testdata/eval (each observation's EmbedText,
+// then each query). The products now sum in another order and in batches,
+// and the last layer's second product comes after the pooling, so the
+// vectors move by rounding only: cosine at least 0.9999 (float16 alone
+// keeps them above 0.99999).
+func TestUSELiteMatchesGonum(t *testing.T) {
+	m := openUSELite(t)
+	raw, err := os.ReadFile("testdata/uselite_gonum.f16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := loadEvalSet(t, "testdata/eval")
+	var texts []string
+	for _, d := range s.Docs {
+		texts = append(texts, d.EmbedText())
+	}
+	for _, q := range s.Queries {
+		texts = append(texts, q.Query)
+	}
+	if len(raw) != len(texts)*m.Dim()*2 {
+		t.Fatalf("%d bytes of vectors for %d texts", len(raw), len(texts))
+	}
+	worst, sum := 1.0, 0.0
+	for i, text := range texts {
+		got, err := m.Embed(context.Background(), text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float32, m.Dim())
+		for j := range want {
+			want[j] = float16(binary.LittleEndian.Uint16(raw[2*(i*m.Dim()+j):]))
+		}
+		c := cosine(got, want)
+		if c < 0.9999 {
+			t.Errorf("text %d (%.40q): cosine %.7f to the gonum encoder's", i, text, c)
+		}
+		worst, sum = min(worst, c), sum+c
+	}
+	t.Logf("%d texts: cosine to the gonum encoder's min %.9f, mean %.9f", len(texts), worst, sum/float64(len(texts)))
+}
+
+// float16 decodes an IEEE 754 half-precision value.
+func float16(h uint16) float32 {
+	sign := uint32(h&0x8000) << 16
+	exp := uint32(h>>10) & 0x1f
+	mant := uint32(h & 0x3ff)
+	switch {
+	case exp == 0 && mant == 0:
+		return math.Float32frombits(sign)
+	case exp == 0: // subnormal: mant · 2⁻²⁴
+		return math.Float32frombits(sign | math.Float32bits(float32(mant)*(1.0/(1<<24))))
+	case exp == 0x1f:
+		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
+	}
+	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
+}
+
+// TestUSELitePiecesOfLongText checks that the encoder's reading of a long
+// text, which stops at the space after its first 128 pieces, gives the
+// pieces of the whole text: on long texts of words, of CJK without
+// spaces, with characters outside the BMP before and after the cut, with
+// runs of spaces, and on short ones.
+func TestUSELitePiecesOfLongText(t *testing.T) {
+	m := openUSELite(t)
+	s := loadEvalSet(t, "testdata/eval")
+	var all strings.Builder
+	for _, d := range s.Docs {
+		all.WriteString(d.EmbedText())
+		all.WriteString(" ")
+	}
+	long := all.String()
+	texts := map[string]string{
+		"eval texts":             long,
+		"one line":               strings.ReplaceAll(long, "\n", " "),
+		"cjk":                    strings.Repeat("日本語のテキスト", 200) + " " + long,
+		"emoji before":           "🙂 🚀 " + long,
+		"emoji after":            long + " 🙂🚀 done",
+		"runs of spaces":         strings.Repeat("a  b   c\u00a0d ", 300),
+		"no-break spaces only":   strings.Repeat("word\u00a0", 400),
+		"short":                  "fix the login bug",
+		"exactly 128 spaces":     strings.Repeat("x ", 128),
+		"combining after spaces": strings.Repeat("e \u0301", 300),
+	}
+	for name, text := range texts {
+		t.Run(name, func(t *testing.T) {
+			whole := m.Pieces(text, 0)
+			want := whole[:min(len(whole), 128)]
+			if got := m.Pieces(text, 128); !slices.Equal(got, want) {
+				t.Errorf("first pieces %v, want %v", got, want)
+			}
+		})
+	}
+}
+
+// TestUSELiteRemembers checks that the vectors the encoder remembers
+// (texts, and lines shared between texts) are the bits encoding gives,
+// whatever was encoded before, and that a copy of the vector handed out
+// can be changed without changing the next one.
+func TestUSELiteRemembers(t *testing.T) {
+	cached := openUSELite(t)
+	fresh := cached.WithoutCache()
+	ctx := context.Background()
+	prompt := "Implement the alerts module from this spec\n# Alerts\nEach alert has a name and a level.\nLevels: info, warn, page."
+	texts := []string{
+		"Created src/alerts.py with alert_name\nNew file src/alerts.py.\n" + prompt,
+		"Edited src/alerts.py: levels\nAdded the three levels.\n" + prompt,
+		"Ran the tests\nexit code 0\n" + prompt + "\nsrc/alerts.py",
+		"Created src/alerts.py with alert_name\nNew file src/alerts.py.\n" + prompt, // again
+		"a single line",
+		"a single line",
+	}
+	for i, text := range texts {
+		got, err := cached.Embed(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := fresh.Embed(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("text %d: the remembered vector differs from the encoded one (cosine %.9f)", i, cosine(got, want))
+		}
+		got[0] += 1 // the caller's copy
+	}
+	again, _ := cached.Embed(ctx, texts[0])
+	want, _ := fresh.Embed(ctx, texts[0])
+	if !slices.Equal(again, want) {
+		t.Error("changing a handed-out vector changed the remembered one")
+	}
+}
+
+// TestUSELiteLineBudget checks that a text's lines are read up to the
+// budget: lines added past it leave the vector as it was, lines within it
+// change it.
+func TestUSELiteLineBudget(t *testing.T) {
+	m := openUSELite(t).WithoutCache()
+	ctx := context.Background()
+	var b strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&b, "line %d of a pasted specification: the alert levels are info, warn and page\n", i)
+	}
+	long := b.String()
+	v1, err := m.Embed(ctx, long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := m.Embed(ctx, long+"an extra line about something else entirely: bake a chocolate cake\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(v1, v2) {
+		t.Errorf("a line past the budget changed the vector (cosine %.9f)", cosine(v1, v2))
+	}
+	short := "a short note\nabout the alert levels"
+	s1, _ := m.Embed(ctx, short)
+	s2, _ := m.Embed(ctx, short+"\nbake a chocolate cake")
+	if slices.Equal(s1, s2) {
+		t.Error("a line within the budget left the vector as it was")
+	}
 }

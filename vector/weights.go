@@ -19,8 +19,10 @@ import (
 
 // The sentence encoder's weights are kept, beside the tfjs files they come
 // from, in one file of their own (weightsFileName): the float32 tensors the
-// encoder uses, byte for byte as in the shards (so the vectors are the same
-// bits), each at a page boundary, after a header that names the model.json
+// encoder uses, the shards' values bit for bit, the weight matrices laid
+// out in panels of gemmCols columns as the encoder reads them (packMatrix,
+// gemm.go; format version 2, the table says each matrix's panel width),
+// each tensor at a page boundary, after a header that names the model.json
 // they were converted from and a SHA-256 of everything after it. The file is
 // memory-mapped read-only where the platform allows, so the weights are not
 // in the Go heap (the collector neither scans them nor counts them towards
@@ -36,11 +38,14 @@ import (
 //	[16:24]  length of the whole file
 //	[24:56]  SHA-256 of the model.json the tensors come from
 //	[56:88]  SHA-256 of bytes [88:end)
-//	[88:...] the table: {"tensors":[{"name","offset","count"}]}, then the
-//	         tensors at the offsets it gives (multiples of weightsAlign)
+//	[88:...] the table: {"tensors":[{"name","offset","count","panel"}]},
+//	         then the tensors at the offsets it gives (multiples of
+//	         weightsAlign); panel is the width of a matrix's panels
+//	         (absent for the other tensors)
 //
-// A file that is truncated, corrupt, of another version or converted from
-// another model.json is refused with an error wrapping ErrWeightsFile, and
+// A file that is truncated, corrupt, of another version (a version 1 file
+// holds the matrices as published), in panels of another width or
+// converted from another model.json is refused with an error wrapping ErrWeightsFile, and
 // OpenUSELite writes it again from the shards. The file is only ever
 // replaced by a rename, never rewritten in place, so a mapping in use keeps
 // its pages.
@@ -65,7 +70,7 @@ import (
 const (
 	weightsFileName = "use-lite.weights"
 	weightsMagic    = "mnemoUSE"
-	weightsVersion  = 1
+	weightsVersion  = 2
 	weightsFixed    = 88
 	weightsAlign    = 4096
 )
@@ -79,21 +84,31 @@ type weightsEntry struct {
 	Name   string `json:"name"`
 	Offset int64  `json:"offset"`
 	Count  int64  `json:"count"`
+	Panel  int    `json:"panel,omitempty"`
 }
 
 type weightsTable struct {
 	Tensors []weightsEntry `json:"tensors"`
 }
 
-// useLiteWeightNames lists the tensors the encoder reads, in the order
-// bindUSELite asks for them.
-func useLiteWeightNames() []string {
-	var names []string
-	bindUSELite(func(name string, _ int) []float32 {
-		names = append(names, name)
+// useLiteWeights gives the width of each tensor the encoder reads: the
+// number of columns of a weight matrix, which the file holds in panels,
+// and 0 for the other tensors.
+func useLiteWeights() map[string]int {
+	ws := map[string]int{}
+	bindUSELite(func(name string, _, cols int) []float32 {
+		ws[name] = cols
 		return nil
 	})
-	return names
+	return ws
+}
+
+// panelOf is the panel width the file gives a tensor of width cols.
+func panelOf(cols int) int {
+	if cols > 0 {
+		return gemmCols
+	}
+	return 0
 }
 
 // writeWeightsFile converts the float32 tensors the encoder needs from the
@@ -114,8 +129,9 @@ func writeWeightsFile(modelDir, path string) error {
 		group      int
 		off, count int64
 	}
+	widths := useLiteWeights()
 	need := map[string]*source{}
-	for _, name := range useLiteWeightNames() {
+	for name := range widths {
 		need[name] = nil
 	}
 	for g, group := range man.WeightsManifest {
@@ -157,7 +173,7 @@ func writeWeightsFile(modelDir, path string) error {
 	})
 	var table weightsTable
 	for _, name := range names {
-		table.Tensors = append(table.Tensors, weightsEntry{Name: name, Count: need[name].count})
+		table.Tensors = append(table.Tensors, weightsEntry{Name: name, Count: need[name].count, Panel: panelOf(widths[name])})
 	}
 	// The table's length does not depend on the offsets' digits once they
 	// are padded, so lay it out twice: once to learn its length, once final.
@@ -205,8 +221,8 @@ func writeWeightsFile(modelDir, path string) error {
 			if _, err := bw.Write(make([]byte, e.Offset-bw.n)); err != nil {
 				return err
 			}
-			if _, err := io.CopyN(bw, shards, 4*s.count); err != nil {
-				return fmt.Errorf("weight shards are shorter than model.json says: %w", err)
+			if err := copyTensor(bw, shards, s.count, widths[e.Name]); err != nil {
+				return fmt.Errorf("weight %s: %w", e.Name, err)
 			}
 			pos = s.off + 4*s.count
 		}
@@ -228,6 +244,33 @@ func writeWeightsFile(modelDir, path string) error {
 		return fmt.Errorf("write %s: %w", filepath.Base(path), err)
 	}
 	return nil
+}
+
+// copyTensor copies a tensor of count values from the shards to w: as it
+// is, or, for a matrix of cols columns, in panels.
+func copyTensor(w io.Writer, shards io.Reader, count int64, cols int) error {
+	if cols == 0 {
+		if _, err := io.CopyN(w, shards, 4*count); err != nil {
+			return fmt.Errorf("weight shards are shorter than model.json says: %w", err)
+		}
+		return nil
+	}
+	if count%int64(cols) != 0 || cols%gemmCols != 0 {
+		return fmt.Errorf("%d values are not rows of %d in panels of %d", count, cols, gemmCols)
+	}
+	b := make([]byte, 4*count)
+	if _, err := io.ReadFull(shards, b); err != nil {
+		return fmt.Errorf("weight shards are shorter than model.json says: %w", err)
+	}
+	v := make([]float32, count)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	for i, x := range packMatrix(v, cols) {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	_, err := w.Write(b)
+	return err
 }
 
 // layoutWeights gives each tensor of t its offset and returns the table's
@@ -366,9 +409,13 @@ func checkWeightsFile(f *os.File, src [32]byte) (weightsTable, int64, error) {
 	if err := json.Unmarshal(table, &t); err != nil {
 		return t, 0, bad("table: %v", err)
 	}
+	widths := useLiteWeights()
 	for _, e := range t.Tensors {
 		if e.Offset < weightsFixed+tableLen || e.Offset%4 != 0 || e.Count < 0 || e.Offset+4*e.Count > size {
 			return t, 0, bad("tensor %s at %d (%d values) is outside the file", e.Name, e.Offset, e.Count)
+		}
+		if cols, ok := widths[e.Name]; ok && e.Panel != panelOf(cols) {
+			return t, 0, bad("tensor %s in panels of %d, want %d", e.Name, e.Panel, panelOf(cols))
 		}
 	}
 	return t, size, nil

@@ -258,6 +258,46 @@ func (w *Wire) windsurf(p *Payload) {
 	}
 }
 
+// cursorChange names an edit or a command of a Cursor payload, in either
+// family's words once normalized: the file and each replacement of an
+// edit, the command and its output; "" for any other event.
+func cursorChange(p *Payload) string {
+	if p.Stage.Event != EventPostToolUse {
+		return ""
+	}
+	var in struct {
+		FilePath  string `json:"file_path"`
+		OldString string `json:"old_string"`
+		NewString string `json:"new_string"`
+		Edits     []struct {
+			OldString string `json:"old_string"`
+			NewString string `json:"new_string"`
+		} `json:"edits"`
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(p.ToolInput, &in) != nil {
+		return ""
+	}
+	switch p.ToolName {
+	case "Edit", "MultiEdit":
+		parts := []string{"edit", in.FilePath}
+		if in.OldString != "" || in.NewString != "" {
+			parts = append(parts, in.OldString, in.NewString)
+		}
+		for _, e := range in.Edits {
+			parts = append(parts, e.OldString, e.NewString)
+		}
+		return strings.Join(parts, "\x00")
+	case "Bash":
+		var out struct {
+			Stdout string `json:"stdout"`
+		}
+		_ = json.Unmarshal(p.ToolResponse, &out)
+		return strings.Join([]string{"run", in.Command, strings.TrimSpace(out.Stdout)}, "\x00")
+	}
+	return ""
+}
+
 // dedupeKey returns the event key of a payload that names its event, so
 // that the same event delivered twice is stored once: Cursor and VS Code
 // run both their own hook files and Claude Code's settings, and VS Code
@@ -273,6 +313,18 @@ func (w *Wire) dedupeKey(host string, p *Payload) string {
 	}
 	var mark string
 	switch {
+	case host == Cursor && w.GenerationID != "" && cursorChange(p) != "":
+		// Cursor builds between the two families send one edit or
+		// command as both postToolUse (with its tool use id) and
+		// afterFileEdit or afterShellExecution (without): named by what
+		// it changed or ran in its generation, not by the family, it is
+		// stored once.
+		h := sha256.New()
+		for _, s := range []string{host, p.SessionID, p.Stage.Event, "gen:" + w.GenerationID, cursorChange(p)} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+		return "d-" + hex.EncodeToString(h.Sum(nil)[:16])
 	case p.ToolUseID != "":
 		mark = "tool:" + p.ToolUseID
 	case w.GenerationID != "":

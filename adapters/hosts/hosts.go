@@ -62,8 +62,8 @@ var All = []Host{
 	{
 		// Cursor's postToolUse covers every tool in current builds; older
 		// builds only have the per-kind events, which the hook maps too.
-		// The two families carry one run differently, so they cannot be
-		// told to be one: the installer hooks postToolUse alone.
+		// The installer hooks both families' edits and commands; one run
+		// sent as both is one event (dialect.go's dedupeKey).
 		// beforeSubmitPrompt cannot inject; some builds refuse
 		// sessionStart, hence the rules file.
 		Name: Cursor, Title: "Cursor",

@@ -4,47 +4,57 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // toolNames maps every host's tool names onto Claude Code's, the one
 // vocabulary the memory agent, search and the eval know: a shell command is
 // Bash wherever it ran, a replacement in a file Edit, and so on. A name not
 // here (an MCP tool, a host's own tool) is kept as it is.
-var toolNames = map[string]string{
-	// A command in a shell.
-	"run_shell_command": "Bash", "runTerminalCommand": "Bash", "run_in_terminal": "Bash",
-	"run_terminal_cmd": "Bash", "bash": "Bash", "shell": "Bash", "Shell": "Bash", "local_shell": "Bash",
-	"exec_command": "Bash", "container.exec": "Bash", "shell_command": "Bash", "powershell": "Bash",
-	// A replacement in a file.
-	"replace": "Edit", "edit": "Edit", "str_replace": "Edit", "StrReplace": "Edit", "search_replace": "Edit",
-	"replace_string_in_file": "Edit", "edit_file": "Edit", "editFiles": "Edit", "insert_edit_into_file": "Edit",
-	"apply_patch": "Edit", "patch": "Edit",
-	"multiedit":                    "MultiEdit",
-	"multi_replace_string_in_file": "MultiEdit",
-	// A whole file written.
-	"write_file": "Write", "write": "Write", "create": "Write", "createFile": "Write", "create_file": "Write",
-	// A file read.
-	"read_file": "Read", "read": "Read", "view": "Read", "readFile": "Read", "read_many_files": "Read",
-	// Searches.
-	"search_file_content": "Grep", "grep_search": "Grep", "grep": "Grep", "codebase_search": "Grep",
-	"glob": "Glob", "file_search": "Glob",
-	"list_directory": "LS", "list_dir": "LS", "list": "LS", "ls": "LS",
-	// The web.
-	"web_fetch": "WebFetch", "webfetch": "WebFetch", "fetch_webpage": "WebFetch",
-	"google_web_search": "WebSearch", "web_search": "WebSearch", "websearch": "WebSearch",
-	// Subagents, and the bookkeeping tools that are not recorded
-	// (privacy.DefaultSkipTools).
-	"task": "Task", "runSubagent": "Task",
-	"todowrite": "TodoWrite", "todoread": "TodoWrite", "write_todos": "TodoWrite", "manage_todo_list": "TodoWrite",
-	"update_plan": "TodoWrite", "ask_user": "AskUserQuestion", "question": "AskUserQuestion",
-}
+//
+// It is made on first use: the hook links it, and only other hosts' tool
+// events read it.
+var toolNames = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		// A command in a shell.
+		"run_shell_command": "Bash", "runTerminalCommand": "Bash", "run_in_terminal": "Bash",
+		"run_terminal_cmd": "Bash", "bash": "Bash", "shell": "Bash", "Shell": "Bash", "local_shell": "Bash",
+		"exec_command": "Bash", "container.exec": "Bash", "shell_command": "Bash", "powershell": "Bash",
+		// A replacement in a file.
+		"replace": "Edit", "edit": "Edit", "str_replace": "Edit", "StrReplace": "Edit", "search_replace": "Edit",
+		"replace_string_in_file": "Edit", "edit_file": "Edit", "editFiles": "Edit", "insert_edit_into_file": "Edit",
+		"apply_patch": "Edit", "patch": "Edit",
+		"multiedit":                    "MultiEdit",
+		"multi_replace_string_in_file": "MultiEdit",
+		// A whole file written.
+		"write_file": "Write", "write": "Write", "create": "Write", "createFile": "Write", "create_file": "Write",
+		// A file read.
+		"read_file": "Read", "read": "Read", "view": "Read", "readFile": "Read", "read_many_files": "Read",
+		// Searches.
+		"search_file_content": "Grep", "grep_search": "Grep", "grep": "Grep", "codebase_search": "Grep",
+		"glob": "Glob", "file_search": "Glob",
+		"list_directory": "LS", "list_dir": "LS", "list": "LS", "ls": "LS",
+		// The web.
+		"web_fetch": "WebFetch", "webfetch": "WebFetch", "fetch_webpage": "WebFetch",
+		"google_web_search": "WebSearch", "web_search": "WebSearch", "websearch": "WebSearch",
+		// Subagents, and the bookkeeping tools that are not recorded
+		// (privacy.DefaultSkipTools).
+		"task": "Task", "runSubagent": "Task",
+		"todowrite": "TodoWrite", "todoread": "TodoWrite", "write_todos": "TodoWrite", "manage_todo_list": "TodoWrite",
+		"update_plan": "TodoWrite", "ask_user": "AskUserQuestion", "question": "AskUserQuestion",
+	}
+})
 
-// claudeTools are Claude Code's tools whose input canonicalInput renames.
+// claudeTools reports whether name is one of Claude Code's tools whose
+// input canonicalInput renames.
 // A host may use these names with its own fields: Cursor's Read {path},
 // Write {path, contents}.
-var claudeTools = map[string]bool{
-	"Read": true, "Edit": true, "MultiEdit": true, "Write": true, "Bash": true,
-	"Grep": true, "Glob": true, "LS": true, "WebFetch": true, "WebSearch": true,
+func claudeTools(name string) bool {
+	switch name {
+	case "Read", "Edit", "MultiEdit", "Write", "Bash", "Grep", "Glob", "LS", "WebFetch", "WebSearch":
+		return true
+	}
+	return false
 }
 
 // normalizeTool rewrites a tool event of another host in Claude Code's
@@ -59,7 +69,7 @@ func normalizeTool(host string, p *Payload) {
 	if host == ClaudeCode || p.ToolName == "" {
 		return
 	}
-	name, known := toolNames[p.ToolName]
+	name, known := toolNames()[p.ToolName]
 	if !known {
 		name = p.ToolName
 	}
@@ -68,7 +78,7 @@ func normalizeTool(host string, p *Payload) {
 		in      map[string]any
 		created bool
 	)
-	if (known || claudeTools[name]) && json.Unmarshal(p.ToolInput, &in) == nil && in != nil {
+	if (known || claudeTools(name)) && json.Unmarshal(p.ToolInput, &in) == nil && in != nil {
 		if name == "Edit" && (p.ToolName == "apply_patch" || p.ToolName == "patch") {
 			name, created = patchEdit(in)
 		}

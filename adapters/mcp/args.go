@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -39,11 +37,18 @@ func inputSchema[T any](tune func(props map[string]*jsonschema.Schema)) *jsonsch
 	return s
 }
 
-// outputSchema infers the schema of a tool's structured result from T.
+// outputSchema infers the schema of a tool's structured result from T,
+// kept to its top level: each property and its type, not the shape of a
+// whole record. The tool list goes into every session's context, and
+// get_observations' full schema alone was 2.9 KB of its 13.4; the result
+// itself is what the model reads.
 func outputSchema[T any]() *jsonschema.Schema {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("mcp: output schema of %T: %v", *new(T), err))
+	}
+	for name, p := range s.Properties {
+		s.Properties[name] = &jsonschema.Schema{Type: p.Type, Types: p.Types}
 	}
 	return s
 }
@@ -276,37 +281,4 @@ func article(t string) string {
 		return "null"
 	}
 	return "a " + t
-}
-
-// The time forms the tools accept, in the words their errors use.
-const timeForms = "an RFC 3339 time (2026-05-01T09:00:00Z), a date (2026-05-01) or an age (90m, 36h, 7d, 2w)"
-
-var ageRE = regexp.MustCompile(`^(\d+)\s*(m|min|h|d|w)$`)
-
-// parseWhen reads a time: RFC 3339, a local date and time, a local date
-// (its start, or its end when end is true), or an age before now.
-func parseWhen(s string, end bool, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"} {
-		if t, err := time.ParseInLocation(layout, s, time.Local); err == nil {
-			return t, nil
-		}
-	}
-	if t, err := time.ParseInLocation(time.DateOnly, s, time.Local); err == nil {
-		if end {
-			t = t.AddDate(0, 0, 1).Add(-time.Nanosecond)
-		}
-		return t, nil
-	}
-	if m := ageRE.FindStringSubmatch(strings.ToLower(s)); m != nil {
-		n, err := strconv.Atoi(m[1])
-		if err == nil && n <= 100_000 {
-			unit := map[string]time.Duration{"m": time.Minute, "min": time.Minute, "h": time.Hour, "d": 24 * time.Hour, "w": 7 * 24 * time.Hour}[m[2]]
-			return now.Add(-time.Duration(n) * unit), nil
-		}
-	}
-	return time.Time{}, fmt.Errorf("%q is not a time: use %s", s, timeForms)
 }

@@ -29,49 +29,49 @@ const (
 
 // SearchInput is the input of the search tool.
 type SearchInput struct {
-	Query   string   `json:"query,omitempty" jsonschema:"What to look for, in words (an error message, a file name, a question): keywords and meaning are ranked together, best match first. Leave out to list by the filters alone, newest first."`
-	Project string   `json:"project,omitempty" jsonschema:"Only this project (the name of a git repository or folder). All projects when left out."`
-	Types   []string `json:"types,omitempty" jsonschema:"Only these observation types, e.g. bugfix, feature, refactor, change, discovery, decision, security_note, note (note: saved with save_memory)."`
-	Files   []string `json:"files,omitempty" jsonschema:"Only observations that touched a file whose path contains one of these (a path or a fragment such as store.go)."`
-	Host    string   `json:"host,omitempty" jsonschema:"Only what was made in one coding agent's sessions."`
-	Author  string   `json:"author,omitempty" jsonschema:"Only what one person shared through team memory (their name); mine: only this machine's own; team: only what arrived from others."`
-	Since   string   `json:"since,omitempty" jsonschema:"Only from this time on: an RFC 3339 time (2026-05-01T09:00:00Z), a date (2026-05-01) or an age (90m, 36h, 7d, 2w)."`
-	Until   string   `json:"until,omitempty" jsonschema:"Only up to this time, in the same forms as since (a date includes its whole day)."`
-	Limit   int      `json:"limit,omitempty" jsonschema:"At most this many rows (default 20)."`
+	Query   string   `json:"query,omitempty" jsonschema:"Words to look for (an error, a file name, a question): keywords and meaning, ranked together."`
+	Project string   `json:"project,omitempty" jsonschema:"Only this project (a repository or folder name)."`
+	Types   []string `json:"types,omitempty" jsonschema:"Only these types: bugfix, feature, refactor, change, discovery, decision, security_note, note."`
+	Files   []string `json:"files,omitempty" jsonschema:"Only observations of a file whose path contains one of these (e.g. store.go)."`
+	Host    string   `json:"host,omitempty" jsonschema:"Only one coding agent's sessions."`
+	Author  string   `json:"author,omitempty" jsonschema:"Team memory: one person's name; mine (this machine's) or team (the others')."`
+	Since   string   `json:"since,omitempty" jsonschema:"From this time: 2026-05-01T09:00:00Z, 2026-05-01, 90m, 36h, 7d, 2w, today, yesterday."`
+	Until   string   `json:"until,omitempty" jsonschema:"Up to this time, as since (a date: its whole day)."`
+	Limit   int      `json:"limit,omitempty" jsonschema:"At most this many rows."`
 }
 
 // TimelineInput is the input of the timeline tool.
 type TimelineInput struct {
-	Anchor  json.RawMessage `json:"anchor" jsonschema:"An observation id from search (12 or \"#12\"), or a time: an RFC 3339 time, a date (2026-05-01) or an age (36h, 7d)."`
-	Before  *int            `json:"before,omitempty" jsonschema:"How many observations before the anchor (default 5)."`
-	After   *int            `json:"after,omitempty" jsonschema:"How many observations after the anchor (default 5)."`
-	Project string          `json:"project,omitempty" jsonschema:"Only this project. Default: the anchor observation's project; all projects for a time anchor."`
+	Anchor  json.RawMessage `json:"anchor" jsonschema:"An observation id (12 or \"#12\"), or a time as search's since."`
+	Before  *int            `json:"before,omitempty" jsonschema:"Observations before the anchor."`
+	After   *int            `json:"after,omitempty" jsonschema:"Observations after the anchor."`
+	Project string          `json:"project,omitempty" jsonschema:"Only this project (default: the anchor's; all for a time)."`
 }
 
 // GetInput is the input of the get_observations tool.
 type GetInput struct {
-	IDs []uint64 `json:"ids" jsonschema:"The observation ids to fetch, from search or timeline, e.g. [12, 15]. Batch every id you need into one call."`
+	IDs []uint64 `json:"ids" jsonschema:"Ids from search or timeline, all in one call, e.g. [12, 15]."`
 }
 
 // SaveInput is the input of the save_memory tool.
 type SaveInput struct {
-	Text    string   `json:"text" jsonschema:"The memory itself, self-contained: what to remember and why, as a later session should read it. <private>…</private> parts are not stored; secrets are redacted."`
-	Title   string   `json:"title,omitempty" jsonschema:"A short title for the search index (default: the text's first line)."`
-	Type    string   `json:"type,omitempty" jsonschema:"The observation type: note (default), decision, discovery, bugfix, feature, refactor, change or security_note."`
-	Project string   `json:"project,omitempty" jsonschema:"The project it belongs to. Default: the current project (this server's working directory)."`
-	Files   []string `json:"files,omitempty" jsonschema:"Files it is about; paths inside the working directory are stored relative to it."`
+	Text    string   `json:"text" jsonschema:"The memory, self-contained: what and why. <private>…</private> is not stored; secrets are redacted."`
+	Title   string   `json:"title,omitempty" jsonschema:"A short title (default: the text's first line)."`
+	Type    string   `json:"type,omitempty" jsonschema:"note (default), decision, discovery, bugfix, feature, refactor, change or security_note."`
+	Project string   `json:"project,omitempty" jsonschema:"Its project (default: the current one)."`
+	Files   []string `json:"files,omitempty" jsonschema:"Files it is about."`
 }
 
 // ForgetInput is the input of the forget tool.
 type ForgetInput struct {
-	IDs []uint64 `json:"ids" jsonschema:"The observation ids to delete for good, e.g. [12]."`
+	IDs []uint64 `json:"ids" jsonschema:"Ids to delete, e.g. [12]."`
 }
 
 // CorrectInput is the input of the correct_memory tool.
 type CorrectInput struct {
-	ID    uint64 `json:"id" jsonschema:"The id of the observation to correct, from search or get_observations, e.g. 12."`
-	Title string `json:"title,omitempty" jsonschema:"The new title. Leave out to keep the title."`
-	Text  string `json:"text,omitempty" jsonschema:"The new text, self-contained, as a later session should read it: it replaces the narrative, subtitle and facts. Leave out to keep them. <private>…</private> parts are not stored; secrets are redacted."`
+	ID    uint64 `json:"id" jsonschema:"The observation's id, e.g. 12."`
+	Title string `json:"title,omitempty" jsonschema:"The new title (left out: kept)."`
+	Text  string `json:"text,omitempty" jsonschema:"The new text, self-contained; it replaces narrative, subtitle and facts (left out: kept)."`
 }
 
 // CorrectOutput is the structured result of correct_memory: the
@@ -87,8 +87,8 @@ type CorrectOutput struct {
 
 // PinInput is the input of the pin_memory tool.
 type PinInput struct {
-	IDs   []uint64 `json:"ids" jsonschema:"The observation ids to pin (or unpin), e.g. [12]."`
-	Unpin bool     `json:"unpin,omitempty" jsonschema:"true takes the pin off instead: the observations compete for the context by their worth and age again."`
+	IDs   []uint64 `json:"ids" jsonschema:"Ids to pin or unpin, e.g. [12]."`
+	Unpin bool     `json:"unpin,omitempty" jsonschema:"true: take the pin off."`
 }
 
 // PinOutput is the structured result of pin_memory.
@@ -152,10 +152,9 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name:  ToolSearch,
 		Title: "Search memory",
-		Description: "Search Mnemo's memory of past sessions. Start here: it returns a compact index, one line per " +
-			"observation (#id · time · type · title, ~60 tokens a row). Then call timeline " +
-			"around an interesting id to see what happened before and after it, and get_observations with the ids " +
-			"that matter for their full records. With no query, the filters alone list observations newest first.",
+		Description: "Search the memory of past sessions; start here. A compact index, one line per observation " +
+			"(#id · time · type · title); then timeline around an id, and get_observations for the few that " +
+			"matter. No query: the filters alone, newest first.",
 		Annotations: readOnly,
 		InputSchema: inputSchema[SearchInput](func(p map[string]*jsonschema.Schema) {
 			p["limit"].Minimum, p["limit"].Maximum = new(1.0), new(float64(MaxSearchLimit))
@@ -171,10 +170,8 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name:  ToolTimeline,
 		Title: "Memory timeline",
-		Description: "Show the observations recorded just before and after an anchor, oldest first, as a compact " +
-			"index (the anchor is marked with >). The anchor is an observation id from search, or a time. Use it " +
-			"after search to see the context of a hit (what led to a fix, what followed a decision); then " +
-			"get_observations for the full records.",
+		Description: "The observations just before and after an anchor (an id from search, or a time), oldest first, " +
+			"the anchor marked >: what led to a hit and what followed. Then get_observations for full records.",
 		Annotations: readOnly,
 		InputSchema: inputSchema[TimelineInput](func(p map[string]*jsonschema.Schema) {
 			desc := p["anchor"].Description
@@ -189,10 +186,8 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name:  ToolGetObservations,
 		Title: "Get observations",
-		Description: "Fetch the full records of observations by id: title, type, project, time, session, the request " +
-			"it served, narrative, facts, files and concepts. Call it last, with the few ids from search or " +
-			"timeline that matter, all in one call (a full record costs ~500-1,000 tokens). Ids that do not " +
-			"exist are listed as missing.",
+		Description: "Full records by id (~500-1,000 tokens each): narrative, facts, files, the request it served, " +
+			"its history. Call it last, with the few ids from search or timeline that matter, in one call.",
 		Annotations: readOnly,
 		InputSchema: inputSchema[GetInput](func(p map[string]*jsonschema.Schema) {
 			p["ids"].MinItems, p["ids"].MaxItems = &one, new(MaxGetIDs)
@@ -203,10 +198,8 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name:  ToolSaveMemory,
 		Title: "Save a memory",
-		Description: "Save something worth remembering in later sessions: a decision and its reason, a gotcha, a " +
-			"fact about this codebase or its environment, a preference of the user. It is stored as an " +
-			"observation marked as saved by the agent, found by search from now on. Says the new id; saving " +
-			"the same text twice stores it once. Do not save secrets.",
+		Description: "Save what later sessions should know: a decision and why, a gotcha, a fact about the codebase, " +
+			"a preference of the user. search finds it from now on; the same text is stored once. No secrets.",
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
 		InputSchema: inputSchema[SaveInput](func(p map[string]*jsonschema.Schema) {
 			p["text"].MinLength = &nonEmpty
@@ -217,10 +210,8 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name:  ToolForget,
 		Title: "Forget memories",
-		Description: "Delete observations for good, by id: a memory that is wrong, outdated or sensitive. They are " +
-			"removed from every index and no longer found by search, timeline or get_observations. Says exactly " +
-			"which ids were removed (with their titles) and which did not exist. Check the ids with search or " +
-			"get_observations first.",
+		Description: "Delete observations for good by id (wrong, outdated or sensitive): gone from search, timeline " +
+			"and get_observations. Says which ids went and which did not exist.",
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(true), IdempotentHint: true, OpenWorldHint: new(false)},
 		InputSchema: inputSchema[ForgetInput](func(p map[string]*jsonschema.Schema) {
 			p["ids"].MinItems, p["ids"].MaxItems = &one, new(MaxForgetIDs)
@@ -231,10 +222,8 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name:  ToolCorrectMemory,
 		Title: "Correct a memory",
-		Description: "Correct an observation that is wrong or outdated, by id: give a new title, a new text, or both. " +
-			"What it said before is kept on the record as its history (get_observations shows it), and search " +
-			"finds it by its new words only. Prefer it to forget when the memory is worth keeping once right. " +
-			"Check the id with search or get_observations first.",
+		Description: "Correct a wrong or outdated observation by id: a new title, text, or both. Its history is " +
+			"kept (get_observations shows it); search finds the new words. Better than forget for one worth keeping.",
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
 		InputSchema: inputSchema[CorrectInput](func(p map[string]*jsonschema.Schema) {
 			p["id"].Minimum = new(1.0)
@@ -244,9 +233,8 @@ func (s *Server) addTools() {
 	addTool(s, &sdk.Tool{
 		Name:  ToolPinMemory,
 		Title: "Pin memories",
-		Description: "Pin observations by id: they open the context of every new session in their project, first, " +
-			"however old they are (a rule of the codebase, a warning every session must see). unpin=true takes " +
-			"the pin off. Pin few: the context has a size budget. Find the ids with search.",
+		Description: "Pin observations by id (from search): they open every new session's context in their project, " +
+			"whatever their age: a rule every session must see. Pin few; unpin=true takes the pin off.",
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)},
 		InputSchema: inputSchema[PinInput](func(p map[string]*jsonschema.Schema) {
 			p["ids"].MinItems, p["ids"].MaxItems = &one, new(MaxPinIDs)
@@ -278,12 +266,12 @@ func (s *Server) searchFull(ctx context.Context, in SearchInput) (string, memory
 	now := s.opts.Now()
 	var err error
 	if in.Since != "" {
-		if p.Since, err = parseWhen(in.Since, false, now); err != nil {
+		if p.Since, err = memory.ParseTime(in.Since, false, now); err != nil {
 			return "", memory.SearchResult{}, fmt.Errorf("%w: argument \"since\": %v", ErrArguments, err)
 		}
 	}
 	if in.Until != "" {
-		if p.Until, err = parseWhen(in.Until, true, now); err != nil {
+		if p.Until, err = memory.ParseTime(in.Until, true, now); err != nil {
 			return "", memory.SearchResult{}, fmt.Errorf("%w: argument \"until\": %v", ErrArguments, err)
 		}
 	}
@@ -307,15 +295,17 @@ func searchText(p memory.SearchParams, res memory.SearchResult) string {
 		b.WriteString(". Try other words, drop a filter, or leave out the query to list the newest observations.\n")
 		return b.String()
 	}
-	if res.Total > len(res.Hits) {
-		fmt.Fprintf(&b, "%d of %d observations", len(res.Hits), res.Total)
-	} else {
-		fmt.Fprintf(&b, "%d observation(s)", len(res.Hits))
+	if res.Closest {
+		b.WriteString("No observation holds these words; the closest in meaning, which may not be relevant: ")
 	}
+	b.WriteString(memory.Count(len(res.Hits), "observation", "observations"))
 	b.WriteString(describeFilters(p))
-	if p.Query != "" {
+	switch {
+	case res.Closest:
+		b.WriteString(":\n")
+	case p.Query != "":
 		b.WriteString(", best match first:\n")
-	} else {
+	default:
 		b.WriteString(", newest first:\n")
 	}
 	mixed := p.Project == "" && spansProjects(res.Hits)
@@ -329,8 +319,8 @@ func searchText(p memory.SearchParams, res memory.SearchResult) string {
 		}
 		b.WriteString(line + "\n")
 	}
-	if res.Total > len(res.Hits) {
-		fmt.Fprintf(&b, "(%d more; narrow the search or raise limit.)\n", res.Total-len(res.Hits))
+	if res.More {
+		b.WriteString("(More match; narrow the search or raise limit.)\n")
 	}
 	fmt.Fprintf(&b, "Next: timeline(anchor=%d) for what happened around a hit; get_observations(ids=[%s]) for full records.\n", res.Hits[0].ID, idList(hitIDs(res.Hits, 3)))
 	return b.String()
@@ -423,9 +413,9 @@ func (s *Server) timeline(ctx context.Context, in TimelineInput) (string, Timeli
 			anchorID = id
 			break
 		}
-		t, err := parseWhen(a, false, s.opts.Now())
+		t, err := memory.ParseTime(a, false, s.opts.Now())
 		if err != nil {
-			return "", TimelineOutput{}, fmt.Errorf("%w: argument \"anchor\": %q is neither an observation id (12 or \"#12\") nor a time (%s)", ErrArguments, a, timeForms)
+			return "", TimelineOutput{}, fmt.Errorf("%w: argument \"anchor\": %q is neither an observation id (12 or \"#12\") nor a time (%s)", ErrArguments, a, memory.TimeForms)
 		}
 		anchorTime = t
 	}
@@ -525,6 +515,9 @@ func (s *Server) save(ctx context.Context, in SaveInput) (string, SaveOutput, er
 		s.log.Warn("read back a saved memory", "id", res.ID, "err", err)
 	}
 	text := fmt.Sprintf("Saved as #%d (%s, project %s): %s\nsearch finds it from now on; forget(ids=[%d]) deletes it.\n", out.ID, orDash(out.Type), orDash(out.Project), orDash(out.Title), out.ID)
+	if res.Truncated {
+		text += fmt.Sprintf("Its text was cut at %d KB, the most one memory keeps.\n", memory.MaxMessageBytes>>10)
+	}
 	return text, out, nil
 }
 
@@ -550,7 +543,7 @@ func (s *Server) forget(ctx context.Context, in ForgetInput) (string, memory.For
 		return "", memory.ForgetResult{}, failf("forget: nothing removed: no observation %s exists (already forgotten, or never recorded). Use search to find existing ids.", hashList(res.Missing))
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Forgot %d observation(s), removed from every index:\n", len(res.Deleted))
+	fmt.Fprintf(&b, "Forgot %s, removed from every index:\n", memory.Count(len(res.Deleted), "observation", "observations"))
 	for _, id := range res.Deleted {
 		fmt.Fprintf(&b, "- #%d", id)
 		if t := titles[id]; t != "" {

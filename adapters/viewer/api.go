@@ -142,9 +142,15 @@ func timeParam(r *http.Request, name string) (time.Time, error) {
 type statusResult struct {
 	Status memory.Status       `json:"status"`
 	Doctor memory.DoctorResult `json:"doctor"`
-	// StoreBytes is what the data directory holds on disk (the viewer
-	// runs beside it, in the daemon), -1 when it cannot be read.
+	// StoreBytes is what the memory's store (<home>/db) takes on disk,
+	// HomeBytes what the whole home does (the store, its snapshot, the
+	// logs, the model when it is there); -1 when it cannot be read (the
+	// viewer runs beside it, in the daemon). They count what du counts,
+	// the blocks the files take: Badger preallocates its value log and
+	// memtable as sparse files, whose apparent sizes (64 and 16 MB for a
+	// store of a few kilobytes) say nothing of the disk.
 	StoreBytes int64 `json:"storeBytes"`
+	HomeBytes  int64 `json:"homeBytes"`
 }
 
 func (s *Server) status(w http.ResponseWriter, r *http.Request) {
@@ -154,22 +160,29 @@ func (s *Server) status(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	doc, err := s.o.Memory.Doctor(r.Context())
-	s.reply(w, r, statusResult{Status: st, Doctor: doc, StoreBytes: dirBytes(st.DataDir)}, err)
+	res := statusResult{Status: st, Doctor: doc, StoreBytes: -1, HomeBytes: dirBytes(st.DataDir)}
+	if st.DataDir != "" {
+		res.StoreBytes = dirBytes(filepath.Join(st.DataDir, "db"))
+	}
+	s.reply(w, r, res, err)
 }
 
-// dirBytes adds up the sizes of the files under dir; -1 when dir cannot
-// be read.
+// dirBytes adds up what the files under dir take on disk (diskBytes);
+// -1 when dir cannot be read.
 func dirBytes(dir string) int64 {
 	if dir == "" {
 		return -1
 	}
 	var n int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil && path == dir {
+			return err
+		}
 		if err != nil {
 			return nil // a file removed meanwhile
 		}
 		if fi, ierr := d.Info(); ierr == nil && fi.Mode().IsRegular() {
-			n += fi.Size()
+			n += diskBytes(fi)
 		}
 		return nil
 	})

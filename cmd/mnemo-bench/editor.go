@@ -254,7 +254,7 @@ func (r editorResult) rows() []row {
 			fmt.Sprintf("%d saves of %d open Go files of 4–64 KB (%.1f MB in all), each changing one function; handled and acknowledged by a call after it, mnemo/teamStatus (in-process: the daemon's method table over net.Pipe, as `mnemo serve --remote=none` serves it); privacy stripping and redaction of the whole text included; a file's first save also asks git whether it is ignored (%s), the later ones do not; didOpen (which queues the read durably) %s",
 				len(r.save), r.docs, r.textMB, p50p99(r.firstSave), p50p99(r.open))},
 		{"editor save that ends its window, sidecar", p50p99(r.windowEnd), "", "",
-			fmt.Sprintf("the same saves with the window off: each is diffed against the text before it and queued durably as an Edit (Badger on disk, fsync); %d events queued, %d saves had nothing to remember", r.events, r.formattedOnly)},
+			fmt.Sprintf("the same saves with the window off: each is diffed against the text before it and queued durably as an Edit (Badger on disk, group sync); %d events queued, %d saves had nothing to remember", r.events, r.formattedOnly)},
 		{fmt.Sprintf("editor memory, %d open documents", r.docs), fmt.Sprintf("%.1f MB live heap", r.heapMB), "", "",
 			fmt.Sprintf("live heap the %d documents (%.1f MB of text sent with didOpen) free when they close, after a GC; the editor counts %.1f MB of kept texts (budget %d MB per connection); the process's heap grew %.1f MB with the opens (the store's share: the Open events, the index)",
 				r.docs, r.textMB, r.keptMB, vscode.DefaultTextBytes>>20, r.heapOpenMB)},

@@ -21,6 +21,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/memory/store"
@@ -58,22 +60,32 @@ func ms(d time.Duration) string {
 
 func p50p99(d dist) string { return fmt.Sprintf("p50 %s · p99 %s", ms(d.p50()), ms(d.p99())) }
 
-// embedResult is the embedding throughput of one embedder.
+func p50p90(d dist) string { return fmt.Sprintf("p50 %s · p90 %s", ms(d.p50()), ms(d.pct(90))) }
+
+// embedResult is the embedding throughput of one embedder, and what one
+// text and one query cost on one CPU.
 type embedResult struct {
 	id        string
 	texts     int
 	perSecond float64 // on all CPUs
-	single    time.Duration
-	query     dist // one query, on one CPU
+	textCPU   dist    // one observation's text: the CPU time of its thread
+	queryCPU  dist    // one search query: the CPU time of its thread
+	query     dist    // one query, wall time
 	cpus      int
 	load      time.Duration // opening the model
 }
 
 // measureEmbedding embeds observation texts of the data set in-process:
-// on all CPUs for the throughput, on one for the time of one text, and
-// the benchmark's search queries one by one (the embedding a search waits
-// for).
+// on all CPUs for the throughput, then each of singles and each query on
+// one CPU, timing the CPU time of the thread that embeds it (and the
+// query's wall time: what a search waits for). The sentence encoder is
+// measured without its memory of recent texts (vector.USELite.WithoutCache):
+// these texts are embedded more than once, and the rows are what encoding
+// one costs.
 func measureEmbedding(ctx context.Context, emb vector.Embedder, texts, singles []string, queries []query) (embedResult, error) {
+	if u, ok := emb.(*vector.USELite); ok {
+		emb = u.WithoutCache()
+	}
 	cpus := runtime.GOMAXPROCS(0)
 	res := embedResult{id: emb.ID(), texts: len(texts), cpus: cpus}
 	if _, err := embedAll(ctx, emb, texts[:min(len(texts), 4)], cpus, nil); err != nil { // warm up
@@ -84,19 +96,33 @@ func measureEmbedding(ctx context.Context, emb vector.Embedder, texts, singles [
 		return res, err
 	}
 	res.perSecond = float64(len(texts)) / time.Since(start).Seconds()
-	start = time.Now()
-	if _, err := embedAll(ctx, emb, singles, 1, nil); err != nil {
-		return res, err
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	for _, text := range singles {
+		c0 := threadCPU()
+		if _, err := emb.Embed(ctx, text); err != nil && !errors.Is(err, vector.ErrNoText) {
+			return res, err
+		}
+		res.textCPU = append(res.textCPU, threadCPU()-c0)
 	}
-	res.single = time.Since(start) / time.Duration(len(singles))
 	for _, q := range queries {
-		t0 := time.Now()
+		t0, c0 := time.Now(), threadCPU()
 		if _, err := emb.Embed(ctx, q.Text); err != nil && !errors.Is(err, vector.ErrNoText) {
 			return res, err
 		}
+		res.queryCPU = append(res.queryCPU, threadCPU()-c0)
 		res.query = append(res.query, time.Since(t0))
 	}
 	return res, nil
+}
+
+// threadCPU is the CPU time of the calling thread (user and system).
+func threadCPU() time.Duration {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_THREAD_CPUTIME_ID, &ts); err != nil {
+		return 0
+	}
+	return time.Duration(ts.Nano())
 }
 
 // processResult is the start-to-exit time of one kind of process.
@@ -117,6 +143,62 @@ type hookResults struct {
 	undelivered                                     int
 	contextBytes                                    int
 	rss                                             rss // the daemon's, after the hooks
+	// busy is the same loop again (without node, the other hosts and the
+	// baseline) while a writer keeps the disk busy flushing (diskWriter);
+	// nil in the busy run itself.
+	busy *hookResults
+	// wrote is what the writer wrote and synced during the busy loop.
+	wrote struct {
+		bytes int64
+		syncs int
+	}
+}
+
+// diskWriter writes 1 MB to a file in dir and fsyncs it, then pauses 20
+// ms, in a loop, until stop is closed: the disk is always flushing, as it
+// is when a build or another program writes, while the writer takes little
+// of the two CPUs (writing back as fast as it can took a fifth of them,
+// and the empty Go program ran 70 % slower beside it). It returns what it
+// wrote and synced.
+func diskWriter(dir string, stop <-chan struct{}) (done func() (int64, int), err error) {
+	f, err := os.CreateTemp(dir, "busy-disk-*")
+	if err != nil {
+		return nil, err
+	}
+	var bytes int64
+	var syncs int
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		buf := make([]byte, 1<<20)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			buf[0] = byte(i)
+			if _, err := f.WriteAt(buf, int64(i%8)*int64(len(buf))); err != nil {
+				return
+			}
+			if err := f.Sync(); err != nil {
+				return
+			}
+			bytes += int64(len(buf))
+			syncs++
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}()
+	return func() (int64, int) {
+		<-finished
+		f.Close()
+		os.Remove(f.Name())
+		return bytes, syncs
+	}, nil
 }
 
 // measureHooks runs mnemo-hook for PostToolUse and SessionStart against the
@@ -125,6 +207,12 @@ type hookResults struct {
 // a shuffled order per round. A baseline hook binary, when given, runs
 // PostToolUse in the same rounds.
 func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir string, n, nodeN int, baseline string) (hookResults, error) {
+	return measureHookLoop(ctx, log, e, projectDir, n, nodeN, baseline, false)
+}
+
+// measureHookLoop is measureHooks; with busy, only the hooks and their
+// references (no node, no other host, no baseline), for the busy-disk run.
+func measureHookLoop(ctx context.Context, log *slog.Logger, e *env, projectDir string, n, nodeN int, baseline string, busy bool) (hookResults, error) {
 	res := hookResults{
 		postToolUse:  processResult{name: "hook PostToolUse"},
 		sessionStart: processResult{name: "hook SessionStart"},
@@ -185,6 +273,9 @@ func measureHooks(ctx context.Context, log *slog.Logger, e *env, projectDir stri
 		pr.times = append(pr.times, took)
 	}
 	events := hostEvents(projectDir)
+	if busy {
+		events, nodeN, baseline = nil, 0, ""
+	}
 	res.hosts = make([]processResult, len(events))
 	for i, he := range events {
 		res.hosts[i].name = he.host
@@ -494,8 +585,25 @@ func measureHookHome(ctx context.Context, log *slog.Logger, e *env, ds *dataSet,
 	if err != nil {
 		return hr, err
 	}
-	hr.rss, err = d.rssMB()
-	return hr, err
+	if hr.rss, err = d.rssMB(); err != nil {
+		return hr, err
+	}
+	// The same loop with the disk busy flushing: a hook must not wait for
+	// the disk, whatever it does.
+	log.Info("measuring the hooks with the disk busy", "runs", n)
+	stop := make(chan struct{})
+	done, err := diskWriter(filepath.Dir(e.home), stop)
+	if err != nil {
+		return hr, err
+	}
+	busy, err := measureHookLoop(ctx, log, e, projectDir, n, 0, "", true)
+	close(stop)
+	hr.wrote.bytes, hr.wrote.syncs = done()
+	if err != nil {
+		return hr, err
+	}
+	hr.busy = &busy
+	return hr, nil
 }
 
 // measureSize imports a data set into a fresh home, then measures cold

@@ -53,7 +53,11 @@ func (s *soak) editorServer(ctx context.Context, csid string, gen, i int, end ti
 	s.mu.Lock()
 	s.serves++
 	s.mu.Unlock()
-	initOpts := map[string]any{"clientKind": "soak-editor", "protocolVersion": rpc.ProtocolVersion, "contentSessionId": csid, "cwd": s.project, "idleMinutes": -1}
+	// Every save on its own (saveWindowSeconds -1): saves gathered in a
+	// window live in the daemon until the window ends, and a kill -9 loses
+	// them as LSP allows (a save is a notification); the soak checks that
+	// an acknowledged event is never lost.
+	initOpts := map[string]any{"clientKind": "soak-editor", "protocolVersion": rpc.ProtocolVersion, "contentSessionId": csid, "cwd": s.project, "idleMinutes": -1, "saveWindowSeconds": -1}
 	if _, err := c.call("initialize", map[string]any{
 		"processId": nil, "rootUri": "file://" + s.project, "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "mnemo-soak"}, "initializationOptions": initOpts,
@@ -62,6 +66,13 @@ func (s *soak) editorServer(ctx context.Context, csid string, gen, i int, end ti
 	}
 	if err := c.notify("initialized", map[string]any{}); err != nil {
 		return i, err
+	}
+	// The daemon that answered the last call.
+	var pid int
+	if res, err := c.call(memory.MethodStatus, nil, 10*time.Second); err == nil {
+		var st memory.Status
+		_ = json.Unmarshal(res, &st)
+		pid = st.PID
 	}
 	for ; time.Now().Before(end) && ctx.Err() == nil; i++ {
 		open := fmt.Sprintf("%s-o%d", csid, i)
@@ -76,13 +87,22 @@ func (s *soak) editorServer(ctx context.Context, csid string, gen, i int, end ti
 			return i + 1, err
 		}
 		// Messages of a connection are handled in order: an answer to a
-		// later call acknowledges both notifications.
-		if _, err := c.call(memory.MethodStatus, nil, 10*time.Second); err != nil {
+		// later call acknowledges both notifications, when the same daemon
+		// answers it. When the daemon died in between, mnemo serve sent
+		// the call again to the next one (rpc.ForwardResuming), and the
+		// notifications may have died with the old one unread: they are
+		// not acknowledged.
+		res, err := c.call(memory.MethodStatus, nil, 10*time.Second)
+		if err != nil {
 			return i + 1, fmt.Errorf("barrier: %w", err)
 		}
+		var st memory.Status
+		_ = json.Unmarshal(res, &st)
+		same := st.PID != 0 && st.PID == pid
+		pid = st.PID
 		s.mu.Lock()
 		for _, e := range events {
-			s.edits[e].acked = true
+			s.edits[e].acked = same
 		}
 		s.mu.Unlock()
 		sleep(ctx, time.Duration(100+r.IntN(300))*time.Millisecond)

@@ -64,6 +64,7 @@ type options struct {
 	pace          time.Duration
 	killMin       time.Duration
 	killMax       time.Duration
+	killHooks     float64
 	slack         time.Duration
 	drain         time.Duration
 	seed          uint64
@@ -90,6 +91,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.pace, "pace", 300*time.Millisecond, "the most an agent waits between two hooks (uniform from a sixth of it)")
 	fs.DurationVar(&o.killMin, "kill-min", 4*time.Second, "shortest time between two kills of the daemon")
 	fs.DurationVar(&o.killMax, "kill-max", 20*time.Second, "longest time between two kills of the daemon")
+	fs.Float64Var(&o.killHooks, "kill-hooks", 0.03, "the share of hook processes killed (SIGKILL) at a random moment of their run, 0 to 40 ms after their start: their events were never acknowledged, so each may be stored once or not at all, never twice, and the events after them keep their order")
 	fs.DurationVar(&o.slack, "slack", time.Second, "allowed on top of a hook's own budget for process start and exit on a loaded machine (never past Claude Code's timeout for the hook)")
 	fs.DurationVar(&o.drain, "drain", 10*time.Minute, "how long the final restart may take to process the queue")
 	fs.Uint64Var(&o.seed, "seed", uint64(time.Now().UnixNano()), "random seed (printed; reuse it to repeat a run's choices)")

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
@@ -41,6 +42,11 @@ type soak struct {
 	restarts int
 	freezes  int
 	serves   int // mnemo serve processes the editor started
+	// syncLag is the longest a daemon took to sync an acknowledged write
+	// (memory.SyncStatus), read before each kill and at the end, of the
+	// daemons never frozen (a frozen one syncs late, as any would).
+	syncLag, syncStart, syncMax float64
+	frozen                      map[int]bool
 
 	eventTarget int // the steady mode's hook events; 0: no count
 }
@@ -52,6 +58,9 @@ type hookRun struct {
 	code                   int
 	out                    string
 	err                    error
+	// killed: the run killed it (-kill-hooks) before it exited; its
+	// event was never acknowledged.
+	killed bool
 }
 
 // editorEvent is one didOpen or didSave the editor sent, and whether a
@@ -79,7 +88,7 @@ func newSoak(o options, log *slog.Logger) (*soak, error) {
 		o: o, log: log, root: root,
 		home: filepath.Join(root, "mnemo"), userHome: filepath.Join(root, "home"), project: filepath.Join(root, "src", "billing-api"),
 		runID:    fmt.Sprintf("%x", o.seed&0xffffff),
-		sessions: map[string]bool{}, ended: map[string]bool{},
+		sessions: map[string]bool{}, ended: map[string]bool{}, frozen: map[int]bool{},
 	}
 	if o.steady != "" {
 		if s.o.steady, err = filepath.Abs(o.steady); err != nil {
@@ -211,12 +220,12 @@ func (s *soak) session(ctx context.Context, sid string, r *rand.Rand) {
 	s.mu.Lock()
 	s.sessions[sid] = true
 	s.mu.Unlock()
-	s.hook(hosts.EventSessionStart, sid, "", with("source", "startup", "model", "claude-sonnet-4-5"))
+	s.hook(r, hosts.EventSessionStart, sid, "", with("source", "startup", "model", "claude-sonnet-4-5"))
 	pause()
 	turns := 1 + r.IntN(3)
 	for turn := 1; turn <= turns; turn++ {
 		marker := fmt.Sprintf("%s-p%d", sid, turn)
-		s.hook(hosts.EventUserPromptSubmit, sid, marker, with("prompt", marker+": the invoice totals drift by a cent after the retry; fix it and add a test"))
+		s.hook(r, hosts.EventUserPromptSubmit, sid, marker, with("prompt", marker+": the invoice totals drift by a cent after the retry; fix it and add a test"))
 		pause()
 		for i := range 2 + r.IntN(4) {
 			marker := fmt.Sprintf("%s-t%d-e%d", sid, turn, i)
@@ -238,22 +247,26 @@ func (s *soak) session(ctx context.Context, sid string, r *rand.Rand) {
 				input = map[string]any{"command": "go vet ./soak/" + marker + "/...", "description": "Vet the package"}
 				response = map[string]any{"stdout": "", "stderr": "", "interrupted": false, "isImage": false}
 			}
-			s.hook(hosts.EventPostToolUse, sid, marker, with("tool_name", tool, "tool_input", input, "tool_response", response,
+			s.hook(r, hosts.EventPostToolUse, sid, marker, with("tool_name", tool, "tool_input", input, "tool_response", response,
 				"tool_use_id", "toolu_"+strings.ReplaceAll(marker, "-", "_"), "duration_ms", 20))
 			pause()
 		}
 		marker = fmt.Sprintf("%s-s%d", sid, turn)
-		s.hook(hosts.EventStop, sid, marker, with("stop_hook_active", false, "last_assistant_message", marker+" The totals are rounded once now."))
+		s.hook(r, hosts.EventStop, sid, marker, with("stop_hook_active", false, "last_assistant_message", marker+" The totals are rounded once now."))
 		pause()
 	}
-	s.hook(hosts.EventSessionEnd, sid, "", with("reason", "other"))
-	s.mu.Lock()
-	s.ended[sid] = true
-	s.mu.Unlock()
+	if h := s.hook(r, hosts.EventSessionEnd, sid, "", with("reason", "other")); !h.killed {
+		s.mu.Lock()
+		s.ended[sid] = true
+		s.mu.Unlock()
+	}
 }
 
 // hook runs mnemo-hook for one event, as Claude Code does, and records it.
-func (s *soak) hook(event, sid, marker string, payload map[string]any) {
+// With -kill-hooks, some runs are killed at a random moment of their first
+// 40 ms (before, while or after they write their event: a hook takes
+// 5–30 ms here) as a crash or an agent killed with them would.
+func (s *soak) hook(r *rand.Rand, event, sid, marker string, payload map[string]any) hookRun {
 	payload["hook_event_name"] = event
 	body, _ := json.Marshal(payload)
 	cmd := exec.Command(filepath.Join(s.o.bin, "mnemo-hook"), event)
@@ -262,17 +275,30 @@ func (s *soak) hook(event, sid, marker string, payload map[string]any) {
 	cmd.Stdin = bytes.NewReader(body)
 	var out bytes.Buffer
 	cmd.Stdout = &out
+	kill := r.Float64() < s.o.killHooks
+	after := time.Duration(r.Int64N(int64(40 * time.Millisecond)))
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		if kill {
+			t := time.AfterFunc(after, func() { cmd.Process.Kill() })
+			defer t.Stop()
+		}
+		err = cmd.Wait()
+	}
 	h := hookRun{event: event, session: sid, marker: marker, elapsed: time.Since(start), out: out.String()}
 	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
 		h.code = ee.ExitCode()
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
+			h.killed, h.code = true, 0
+		}
 	} else {
 		h.err = err
 	}
 	s.mu.Lock()
 	s.hooks = append(s.hooks, h)
 	s.mu.Unlock()
+	return h
 }
 
 // searcher runs `mnemo search` now and then.
@@ -305,11 +331,13 @@ func (s *soak) killer(ctx context.Context, r *rand.Rand) {
 		if !sleep(ctx, wait) {
 			return
 		}
-		pid, err := s.daemonPID(ctx)
+		st, err := call(ctx, s, 3*time.Second, (*client.Client).Status)
 		if err != nil {
 			s.log.Debug("no daemon to kill", "err", err)
 			continue
 		}
+		pid := st.PID
+		s.noteSync(st)
 		if r.IntN(3) == 0 {
 			freeze := 1500*time.Millisecond + time.Duration(r.Int64N(int64(1500*time.Millisecond)))
 			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
@@ -317,6 +345,9 @@ func (s *soak) killer(ctx context.Context, r *rand.Rand) {
 				continue
 			}
 			s.log.Info("froze the daemon", "pid", pid, "for", freeze)
+			s.mu.Lock()
+			s.frozen[pid] = true
+			s.mu.Unlock()
 			time.Sleep(freeze) // not cut short: the daemon must be thawed
 			if err := syscall.Kill(pid, syscall.SIGCONT); err != nil {
 				s.log.Warn("thaw the daemon", "pid", pid, "err", err)
@@ -341,6 +372,17 @@ func (s *soak) killer(ctx context.Context, r *rand.Rand) {
 				s.mu.Unlock()
 			}
 		}
+	}
+}
+
+// noteSync keeps the longest sync lag a daemon reports.
+func (s *soak) noteSync(st memory.Status) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st.Sync != nil && !s.frozen[st.PID] {
+		s.syncLag = max(s.syncLag, st.Sync.MaxLagMs)
+		s.syncStart = max(s.syncStart, st.Sync.MaxStartMs)
+		s.syncMax = max(s.syncMax, st.Sync.MaxSyncMs)
 	}
 }
 

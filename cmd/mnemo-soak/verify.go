@@ -28,9 +28,16 @@ type report struct {
 	runID      string
 	hooks      map[string]*stageCount // by event
 	hookRuns   int
-	spooled    int // hook calls the hooks spooled (hook.log)
-	unspooled  int // hook calls neither delivered nor spooled (hook.log)
-	ingested   int // spooled calls the daemons ingested (daemon.log)
+	killed     int     // hook runs killed before they exited (-kill-hooks)
+	killedKept int     // of those, the ones whose event was stored (once)
+	journaled  int     // hook calls that missed the daemon and were journaled (hook.log)
+	spooled    int     // hook calls the hooks spooled (hook.log)
+	unspooled  int     // hook calls neither delivered nor spooled (hook.log)
+	ingested   int     // spooled calls the daemons ingested (daemon.log)
+	syncLag    float64 // the longest a daemon took to sync an acknowledged write, ms
+	syncStart  float64 // the longest a write waited for its sync to start, ms
+	syncMax    float64 // the longest one sync took, ms
+	ordered    int     // sessions whose tool events were checked in order
 	kills      int
 	restarts   int
 	freezes    int
@@ -75,13 +82,14 @@ func (s *soak) verify(ctx context.Context) (*report, error) {
 	if _, err := s.mnemo(ctx, "status"); err != nil {
 		return nil, err
 	}
+	var st memory.Status
 	for {
-		var st memory.Status
+		st = memory.Status{}
 		out, err := s.mnemo(ctx, "status", "--json")
 		if err == nil {
 			err = json.Unmarshal([]byte(out), &st)
 		}
-		if err == nil && st.Counts.Queued == 0 {
+		if err == nil && st.Counts.Queued == 0 && (st.Journal == nil || st.Journal.Unread == 0) {
 			break
 		}
 		if time.Since(start) > s.o.drain {
@@ -92,6 +100,13 @@ func (s *soak) verify(ctx context.Context) (*report, error) {
 	rep.drain = time.Since(start)
 	if left := spoolLeft(hook.SpoolPath(s.home)); left != "" {
 		rep.violate("the spool was not ingested by the restarted daemon: %s", left)
+	}
+	s.noteSync(st)
+	rep.syncLag, rep.syncStart, rep.syncMax = s.syncLag, s.syncStart, s.syncMax
+	// The window holds when one sync takes the disk at most half of it
+	// (a write may wait for the sync running, then for its own).
+	if st.Sync != nil && rep.syncLag > st.Sync.WindowMs && rep.syncMax <= st.Sync.WindowMs/2 {
+		rep.violate("a daemon synced an acknowledged write %.1f ms after it, over the %.0f ms window, though no sync took over %.1f ms", rep.syncLag, st.Sync.WindowMs, rep.syncMax)
 	}
 
 	export := filepath.Join(s.root, "export.jsonl")
@@ -121,6 +136,10 @@ func (s *soak) checkHooks(rep *report) {
 	rep.hookRuns = len(s.hooks)
 	rep.opened = len(s.sessions)
 	for _, h := range s.hooks {
+		if h.killed {
+			rep.killed++
+			continue
+		}
 		stage, _ := hosts.StageOf(hosts.ClaudeCode, h.event)
 		c := rep.hooks[h.event]
 		if c == nil {
@@ -186,9 +205,23 @@ func markersIn(kind string, texts ...string) map[string]bool {
 	return out
 }
 
-// checkStore counts every marker in the export against what was sent.
+// stored is where a tool event's marker was found: its observation.
+type storedAt struct {
+	id     uint64
+	prompt int
+}
+
+// turnRE reads the turn and the tool event's number out of a marker.
+var turnRE = regexp.MustCompile(`-t(\d+)-e(\d+)$`)
+
+// checkStore counts every marker in the export against what was sent: an
+// acknowledged event stored once, an unacknowledged one (its hook killed)
+// at most once; and a session's tool events stored in the order they
+// happened, each under the prompt of its turn (when every prompt of the
+// session was acknowledged).
 func (s *soak) checkStore(rep *report, recs []memory.Record) {
 	stored := map[string]int{} // marker → records holding it
+	where := map[string]storedAt{}
 	sessions := map[string]int{}
 	status := map[string]memory.SessionStatus{}
 	for _, r := range recs {
@@ -210,6 +243,7 @@ func (s *soak) checkStore(rep *report, recs []memory.Record) {
 			for _, kind := range []string{"t", "editor"} {
 				for m := range markersIn(kind, texts...) {
 					stored[m]++
+					where[m] = storedAt{o.ID, o.PromptNumber}
 				}
 			}
 		case r.Summary != nil:
@@ -227,7 +261,7 @@ func (s *soak) checkStore(rep *report, recs []memory.Record) {
 		}
 	}
 	for _, h := range s.hooks {
-		if sessions[h.session] == 0 {
+		if sessions[h.session] == 0 && !h.killed {
 			rep.violate("session %s (hooks) was never stored", h.session)
 			sessions[h.session] = -1 // once
 		}
@@ -242,10 +276,17 @@ func (s *soak) checkStore(rep *report, recs []memory.Record) {
 		case hosts.EventStop:
 			rep.markers.stop++
 		}
-		if n := stored[h.marker]; n != 1 {
+		n := stored[h.marker]
+		switch {
+		case h.killed && n > 1:
+			rep.violate("%s event %s (its hook killed) stored %d times, want at most once", h.event, h.marker, n)
+		case h.killed:
+			rep.killedKept += n
+		case n != 1:
 			rep.violate("%s event %s stored %d times, want once", h.event, h.marker, n)
 		}
 	}
+	s.checkOrder(rep, where)
 	for sid := range s.ended {
 		rep.ended++
 		if status[sid] == memory.StatusCompleted {
@@ -280,16 +321,59 @@ func (s *soak) checkStore(rep *report, recs []memory.Record) {
 	}
 }
 
+// checkOrder checks that each session's tool events were stored in the
+// order their hooks ran (their observations' ids rise), and under the
+// prompt of their turn, where every prompt of the session was
+// acknowledged: a tool event taken after the next prompt would carry that
+// prompt's number.
+func (s *soak) checkOrder(rep *report, where map[string]storedAt) {
+	type event struct {
+		marker string
+		turn   int
+		at     storedAt
+	}
+	bySession := map[string][]event{}
+	promptKilled := map[string]bool{}
+	for _, h := range s.hooks {
+		if h.event == hosts.EventUserPromptSubmit && h.killed {
+			promptKilled[h.session] = true
+		}
+		if h.event != hosts.EventPostToolUse || h.killed || h.marker == "" {
+			continue
+		}
+		at, ok := where[h.marker]
+		m := turnRE.FindStringSubmatch(h.marker)
+		if !ok || m == nil {
+			continue // reported as not stored
+		}
+		turn, _ := strconv.Atoi(m[1])
+		bySession[h.session] = append(bySession[h.session], event{h.marker, turn, at})
+	}
+	for sid, evs := range bySession {
+		rep.ordered++
+		for i, e := range evs {
+			if i > 0 && e.at.id <= evs[i-1].at.id {
+				rep.violate("session %s: tool event %s stored before %s, which came first", sid, e.marker, evs[i-1].marker)
+			}
+			if !promptKilled[sid] && e.at.prompt != e.turn {
+				rep.violate("session %s: tool event %s of turn %d stored under prompt %d", sid, e.marker, e.turn, e.at.prompt)
+			}
+		}
+	}
+}
+
 // readLogs counts what the hooks spooled and what the daemons ingested.
 func (s *soak) readLogs(rep *report) {
 	for _, name := range []string{"hook.log.1", "hook.log"} {
 		eachLine(filepath.Join(s.home, "logs", name), func(line string) {
 			switch {
-			case strings.Contains(line, `msg="not delivered; spooled"`):
+			case strings.Contains(line, `msg="not delivered; journaled"`):
+				rep.journaled++
+			case strings.Contains(line, `msg="not delivered, not journaled; spooled"`), strings.Contains(line, `msg="not delivered; spooled"`):
 				rep.spooled++
-			case strings.Contains(line, `msg="not delivered, and not spooled"`):
+			case strings.Contains(line, `msg="not delivered, and neither journaled nor spooled"`), strings.Contains(line, `msg="not delivered, and not spooled"`):
 				rep.unspooled++
-				rep.violate("a hook could not spool: %s", line)
+				rep.violate("a hook could not journal nor spool: %s", line)
 			}
 		})
 	}
@@ -382,7 +466,8 @@ func (r *report) print(w io.Writer) {
 		fmt.Fprintf(w, "mnemo-soak: %s of load, seed %d, %d hook agents\n\n", r.o.duration, r.o.seed, r.o.agents)
 	}
 	fmt.Fprintf(w, "faults      %d kill -9 of the daemon (%d restarted at once, the rest by the next client), %d freezes (SIGSTOP 1.5-3 s); %d daemons served\n", r.kills, r.restarts, r.freezes, r.daemons)
-	fmt.Fprintf(w, "hooks       %d runs; %d calls spooled by the hooks, %d spooled calls ingested by daemons; %d neither delivered nor spooled\n", r.hookRuns, r.spooled, r.ingested, r.unspooled)
+	fmt.Fprintf(w, "hooks       %d runs, %d of them killed at a random moment (%d of their events stored, once each); %d calls that missed the daemon journaled, %d spooled (%d ingested); %d neither\n",
+		r.hookRuns, r.killed, r.killedKept, r.journaled, r.spooled, r.ingested, r.unspooled)
 	events := make([]string, 0, len(r.hooks))
 	for e := range r.hooks {
 		events = append(events, e)
@@ -395,12 +480,13 @@ func (r *report) print(w io.Writer) {
 	fmt.Fprintf(w, "editor      %d mnemo serve processes; %d acknowledged events (%d stored), %d unacknowledged (%d stored)\n",
 		r.serves, r.editor.acked, r.editor.ackedStored, r.editor.unacked, r.editor.unackedStored)
 	fmt.Fprintf(w, "searches    %d answered, %d failed (daemon killed under them)\n", r.searches.ok, r.searches.failed)
-	fmt.Fprintf(w, "markers     %d tool events, %d prompts, %d stops sent by hooks, each checked stored exactly once\n", r.markers.tool, r.markers.prompt, r.markers.stop)
+	fmt.Fprintf(w, "markers     %d tool events, %d prompts, %d stops sent by hooks, each acknowledged one checked stored exactly once; %d sessions' tool events checked in order, under their turn's prompt\n", r.markers.tool, r.markers.prompt, r.markers.stop, r.ordered)
+	fmt.Fprintf(w, "sync        an acknowledged write synced at most %.1f ms after it (window %s); its sync started at most %.1f ms after it; the longest sync took the disk %.1f ms (daemons never frozen)\n", r.syncLag, syncWindow, r.syncStart, r.syncMax)
 	fmt.Fprintf(w, "sessions    %d opened by the clients; %d ended by SessionEnd, %d of them completed\n", r.opened, r.ended, r.completed)
 	fmt.Fprintf(w, "stored      %d sessions, %d prompts, %d observations, %d summaries (queue drained %s after the final restart)\n",
 		r.stored.sessions, r.stored.prompts, r.stored.observations, r.stored.summaries, r.drain.Round(time.Millisecond))
 	if len(r.violations) == 0 {
-		fmt.Fprintln(w, "\nOK: every acknowledged or spooled event stored exactly once, no session duplicated, every hook in time")
+		fmt.Fprintln(w, "\nOK: every acknowledged event stored exactly once and in order, no unacknowledged one twice, no session duplicated, every hook in time, every sync in its window")
 		return
 	}
 	fmt.Fprintf(w, "\nFAILED: %d violations\n", len(r.violations))
@@ -417,3 +503,6 @@ func stageIndex(event string) int {
 	}
 	return len(hosts.Stages)
 }
+
+// syncWindow is the group sync's window, as docs/architecture.md §2 says.
+const syncWindow = "100 ms"

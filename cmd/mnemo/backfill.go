@@ -36,7 +36,7 @@ func backfillCommand() *cli.Command {
 			Usage: "back-fill " + hostTitle(src.Host) + "'s transcripts (" + src.Where + ")",
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "project", Usage: "only the sessions run in this folder or below it"},
-				&cli.StringFlag{Name: "since", Usage: "only the transcripts written since this date (2006-01-02 or RFC 3339)"},
+				&cli.StringFlag{Name: "since", Usage: "only the transcripts written since this time: " + memory.TimeForms},
 				&cli.BoolFlag{Name: "dry-run", Usage: "count what would be sent, send nothing"},
 			},
 			Action: func(c *cli.Context) error { return backfillHost(c, src) },
@@ -116,20 +116,6 @@ func (st backfillState) save(home, host string) error {
 	})
 }
 
-func parseSince(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	t, err := time.ParseInLocation("2006-01-02", s, time.Local)
-	if err != nil {
-		return t, fmt.Errorf("--since %q: want a date (2006-01-02) or RFC 3339", s)
-	}
-	return t, nil
-}
-
 // within reports whether path is dir or inside it.
 func within(path, dir string) bool {
 	path, dir = filepath.Clean(path), filepath.Clean(dir)
@@ -141,7 +127,7 @@ func backfillHost(c *cli.Context, src backfill.Source) error {
 	if err != nil {
 		return err
 	}
-	since, err := parseSince(c.String("since"))
+	since, err := timeFlag(c.String("since"), "since", false)
 	if err != nil {
 		return err
 	}
@@ -280,7 +266,8 @@ func (b *backfiller) run(ctx context.Context, files []backfill.Transcript) error
 	if b.dry {
 		verb = "would back-fill (dry run)"
 	}
-	fmt.Fprintf(b.w, "%s %d sessions: %d prompts, %d tool events, %d turns", verb, b.total.Sessions, b.total.Prompts, b.total.ToolEvents, b.total.Turns)
+	fmt.Fprintf(b.w, "%s %s: %s, %s, %s", verb, memory.Count(b.total.Sessions, "session", "sessions"), memory.Count(b.total.Prompts, "prompt", "prompts"),
+		memory.Count(b.total.ToolEvents, "tool event", "tool events"), memory.Count(b.total.Turns, "turn", "turns"))
 	if b.total.SkippedTools > 0 {
 		fmt.Fprintf(b.w, " (%d tool runs on the skip list)", b.total.SkippedTools)
 	}

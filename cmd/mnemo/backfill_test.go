@@ -226,7 +226,7 @@ func TestBackfillTopsUpASessionThatWentOn(t *testing.T) {
 
 	out = mnemo(t, env, "backfill", "claude-code")
 	t.Logf("second back-fill:\n%s", out)
-	if !strings.Contains(out, "back-filled 1 sessions: 3 prompts, 6 tool events, 3 turns; 1 of them topped up") ||
+	if !strings.Contains(out, "back-filled 1 session: 3 prompts, 6 tool events, 3 turns; 1 of them topped up") ||
 		!strings.Contains(out, "1 already back-filled") {
 		t.Errorf("second back-fill said:\n%s", out)
 	}

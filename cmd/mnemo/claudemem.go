@@ -159,7 +159,8 @@ func printClaudeMem(c *cli.Context, r *claudeMemResult) error {
 	if r.DryRun {
 		verb = "dry run: would import at most"
 	}
-	fmt.Fprintf(w, "%s %d sessions, %d prompts, %d observations, %d summaries", verb, i.Sessions, i.Prompts, i.Observations, i.Summaries)
+	fmt.Fprintf(w, "%s %s, %s, %s, %s", verb, memory.Count(i.Sessions, "session", "sessions"), memory.Count(i.Prompts, "prompt", "prompts"),
+		memory.Count(i.Observations, "observation", "observations"), memory.Count(i.Summaries, "summary", "summaries"))
 	if r.DryRun {
 		fmt.Fprintf(w, " (nothing written)\n")
 	} else {

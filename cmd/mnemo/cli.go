@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -32,8 +34,8 @@ func searchCommand() *cli.Command {
 			&cli.StringFlag{Name: "type", Usage: "only these types (comma-separated)"},
 			&cli.StringFlag{Name: "host", Usage: "only what was made in this agent's sessions (" + strings.Join(hosts.Names(), ", ") + ")"},
 			&cli.StringFlag{Name: "file", Usage: "only observations touching a file containing one of these (comma-separated)"},
-			&cli.TimestampFlag{Name: "since", Layout: time.RFC3339, Usage: "only from this time"},
-			&cli.TimestampFlag{Name: "until", Layout: time.RFC3339, Usage: "only up to this time"},
+			&cli.StringFlag{Name: "since", Usage: "only from this time: " + memory.TimeForms},
+			&cli.StringFlag{Name: "until", Usage: "only up to this time (a day: to its end)"},
 			&cli.IntFlag{Name: "limit", Value: memory.DefaultLimit, Usage: "at most this many hits"},
 			&cli.StringFlag{Name: "mode", Value: memory.ModeHybrid, Usage: "rank by keywords and meaning (hybrid), keywords only (keyword) or meaning only (vector)"},
 			&cli.StringFlag{Name: "author", Usage: "only what this author shared through team memory (mnemo team)"},
@@ -50,43 +52,66 @@ func searchCommand() *cli.Command {
 				Types: daemon.SplitList(c.String("type")), Files: daemon.SplitList(c.String("file")), Limit: c.Int("limit"),
 				Host: c.String("host"), Mode: c.String("mode"),
 			}
-			if t := c.Timestamp("since"); t != nil {
-				p.Since = *t
+			if p.Since, err = timeFlag(c.String("since"), "since", false); err != nil {
+				return err
 			}
-			if t := c.Timestamp("until"); t != nil {
-				p.Until = *t
+			if p.Until, err = timeFlag(c.String("until"), "until", true); err != nil {
+				return err
 			}
-			return call(c, bind((*client.Client).Search, p), func(w io.Writer, r *memory.SearchResult) error {
+			return withDaemon(c, true, func(ctx context.Context, cl *client.Client) error {
+				r, err := cl.Search(ctx, p)
+				if err != nil {
+					return err
+				}
 				if len(r.Hits) == 0 {
-					fmt.Fprintln(w, "no matches")
-					return nil
-				}
-				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-				for _, h := range r.Hits {
-					by := ""
-					if h.Author != "" {
-						by = "  (" + h.Author + ")"
-					}
-					fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, memory.StateMark(h.State)+memory.SeenMark(h.Count, h.LastSeen), by)
-					if h.Snippet != "" && h.Snippet != h.Title {
-						fmt.Fprintf(tw, "\t\t\t\t  %s\n", h.Snippet)
+					// A type no observation has is most often a slip.
+					for _, t := range p.Types {
+						if !slices.Contains(memory.Types, t) {
+							return fmt.Errorf("--type %s: no observation has this type; the types are %s", t, strings.Join(memory.Types, ", "))
+						}
 					}
 				}
-				tw.Flush()
-				if r.Total > len(r.Hits) {
-					fmt.Fprintf(w, "(%d of %d; --limit for more)\n", len(r.Hits), r.Total)
+				if c.Bool("json") {
+					return printJSON(c.App.Writer, r)
 				}
-				return nil
+				return printHits(c.App.Writer, &r)
 			})
 		},
 	}
+}
+
+// printHits prints a search's hits, one line each and its snippet under it.
+func printHits(w io.Writer, r *memory.SearchResult) error {
+	if len(r.Hits) == 0 {
+		fmt.Fprintln(w, "no matches")
+		return nil
+	}
+	if r.Closest {
+		fmt.Fprintln(w, "no good match: nothing holds these words; the closest in meaning:")
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, h := range r.Hits {
+		by := ""
+		if h.Author != "" {
+			by = "  (" + h.Author + ")"
+		}
+		fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s%s%s\n", h.ID, h.Time.Local().Format("2006-01-02 15:04"), h.Project, h.Type, h.Title, memory.StateMark(h.State)+memory.SeenMark(h.Count, h.LastSeen), by)
+		if h.Snippet != "" && h.Snippet != h.Title {
+			fmt.Fprintf(tw, "\t\t\t\t  %s\n", h.Snippet)
+		}
+	}
+	tw.Flush()
+	if r.More {
+		fmt.Fprintf(w, "(the first %d; more match: --limit %d)\n", len(r.Hits), min(2*len(r.Hits), memory.MaxLimit))
+	}
+	return nil
 }
 
 func timelineCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "timeline",
 		Usage:     "show the observations around an id or a time",
-		ArgsUsage: "<id | RFC 3339 time>",
+		ArgsUsage: "<id | time>",
 		Flags: []cli.Flag{
 			jsonFlag,
 			&cli.IntFlag{Name: "before", Value: 5}, &cli.IntFlag{Name: "after", Value: 5},
@@ -94,11 +119,16 @@ func timelineCommand() *cli.Command {
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() != 1 {
-				return fmt.Errorf("timeline takes one anchor: an observation id or an RFC 3339 time")
+				return fmt.Errorf("timeline takes one anchor: an observation id or a time (%s)", memory.TimeForms)
 			}
-			anchor, _ := json.Marshal(c.Args().First())
-			if n, err := strconv.ParseUint(c.Args().First(), 10, 64); err == nil {
+			a := c.Args().First()
+			var anchor []byte
+			if n, err := strconv.ParseUint(strings.TrimPrefix(a, "#"), 10, 64); err == nil {
 				anchor, _ = json.Marshal(n)
+			} else if t, err := memory.ParseTime(a, false, time.Now()); err == nil {
+				anchor, _ = json.Marshal(t.Format(time.RFC3339Nano))
+			} else {
+				return fmt.Errorf("timeline's anchor %q is neither an observation id nor a time (%s)", a, memory.TimeForms)
 			}
 			p := memory.TimelineParams{Anchor: anchor, Before: c.Int("before"), After: c.Int("after"), Project: c.String("project")}
 			return call(c, bind((*client.Client).Timeline, p), func(w io.Writer, r *memory.TimelineResult) error {
@@ -122,25 +152,32 @@ func getCommand() *cli.Command {
 		ArgsUsage: "<id>...",
 		Flags:     []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
-			var ids []uint64
-			for _, a := range c.Args().Slice() {
-				n, err := strconv.ParseUint(strings.TrimPrefix(a, "#"), 10, 64)
-				if err != nil {
-					return fmt.Errorf("%q is not an observation id", a)
-				}
-				ids = append(ids, n)
+			ids, err := parseIDs(c.Args().Slice(), "get takes the ids of the observations to print (mnemo search finds them)")
+			if err != nil {
+				return err
 			}
-			return call(c, bind((*client.Client).GetObservations, memory.IDsParams{IDs: ids}), func(w io.Writer, r *memory.ObservationsResult) error {
-				for i, o := range r.Observations {
-					if i > 0 {
-						fmt.Fprintln(w)
+			return withDaemon(c, true, func(ctx context.Context, cl *client.Client) error {
+				r, err := cl.GetObservations(ctx, memory.IDsParams{IDs: ids})
+				if err != nil {
+					return err
+				}
+				w := c.App.Writer
+				if c.Bool("json") {
+					err = printJSON(w, r)
+				} else {
+					for i, o := range r.Observations {
+						if i > 0 {
+							fmt.Fprintln(w)
+						}
+						io.WriteString(w, o.Markdown())
 					}
-					io.WriteString(w, o.Markdown())
 				}
-				for _, id := range r.Missing {
-					fmt.Fprintf(w, "#%d: no such observation\n", id)
+				if err == nil && len(r.Missing) > 0 {
+					// As every other command given an id: an id that names
+					// nothing is an error, said after what was found.
+					return fmt.Errorf("no observation %s (forgotten, or never recorded)", hashIDs(r.Missing))
 				}
-				return nil
+				return err
 			})
 		},
 	}
@@ -167,12 +204,16 @@ func contextCommand() *cli.Command {
 func sessionsCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "sessions",
-		Usage: "list sessions with both ids and their state",
+		Usage: "list sessions, newest first: project, host, prompts, state, and both ids (the host's and the memory agent's)",
 		Flags: []cli.Flag{jsonFlag},
 		Action: func(c *cli.Context) error {
 			return call(c, (*client.Client).Sessions, func(w io.Writer, r *memory.SessionsResult) error {
+				if len(r.Sessions) == 0 {
+					_, err := fmt.Fprintln(w, "no sessions yet: the agents' hooks record them (mnemo install lists where Mnemo is wired)")
+					return err
+				}
 				tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tCONTENT SESSION\tMEMORY SESSION\tPROJECT\tPLATFORM\tPROMPTS\tSTATUS\tFORCE INIT\tSTARTED")
+				fmt.Fprintln(tw, "ID\tSTARTED\tPROJECT\tHOST\tPROMPTS\tSTATUS\tHOST'S SESSION ID\tMEMORY AGENT'S SESSION ID")
 				for _, s := range r.Sessions {
 					ms := s.MemorySessionID
 					if ms == "" {
@@ -181,7 +222,11 @@ func sessionsCommand() *cli.Command {
 					if n := len(s.MemorySessions); n > 1 {
 						ms += fmt.Sprintf(" (+%d earlier)", n-1)
 					}
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%t\t%s\n", s.ID, s.ContentSessionID, ms, s.Project, s.Platform, s.PromptCounter, s.Status, s.ForceInit, s.CreatedAt.Local().Format("2006-01-02 15:04"))
+					status := s.Status
+					if s.ForceInit {
+						status += ", memory agent starts afresh"
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.CreatedAt.Local().Format("2006-01-02 15:04"), s.Project, s.Platform, s.PromptCounter, status, s.ContentSessionID, ms)
 				}
 				return tw.Flush()
 			})
@@ -203,8 +248,9 @@ func statusCommand() *cli.Command {
 func printStatus(w io.Writer, st *memory.Status) error {
 	fmt.Fprintf(w, "daemon       running (pid %d), Mnemo %s, protocol %d\n", st.PID, st.Version, st.ProtocolVersion)
 	fmt.Fprintf(w, "data         %s\n", st.DataDir)
-	fmt.Fprintf(w, "memory       %d observations, %d summaries, %d sessions, %d prompts\n", st.Counts.Observations, st.Counts.Summaries, st.Counts.Sessions, st.Counts.Prompts)
-	fmt.Fprintf(w, "queue        %d events waiting\n", st.Counts.Queued)
+	fmt.Fprintf(w, "memory       %s, %s, %s, %s\n", memory.Count(st.Counts.Observations, "observation", "observations"), memory.Count(st.Counts.Summaries, "summary", "summaries"),
+		memory.Count(st.Counts.Sessions, "session", "sessions"), memory.Count(st.Counts.Prompts, "prompt", "prompts"))
+	fmt.Fprintf(w, "queue        %s waiting\n", memory.Count(st.Counts.Queued, "event", "events"))
 	fmt.Fprintf(w, "agent        %s\n", st.Agent)
 	if st.Embedder != "" {
 		fmt.Fprintf(w, "embedder     %s\n", st.Embedder)
@@ -252,6 +298,18 @@ func doctorCommand() *cli.Command {
 				fmt.Fprintf(w, "model        %s\n", notice)
 			} else {
 				fmt.Fprintf(w, "model        %s in %s\n", emb.ID(), daemon.ModelsDir(home))
+				if st, err := runningStatus(c.Context, home); err == nil && embedderOf(st) != emb.ID() && (cfg.Embedder == "" || cfg.Embedder == "default") {
+					fmt.Fprintf(w, "  the daemon was started before it was installed and runs %s: `mnemo reindex` restarts it on the model\n", embedderOf(st))
+				}
+			}
+			// A daemon that cannot start may have a damaged store: said here,
+			// with what to do.
+			if _, err := runningStatus(c.Context, home); errors.Is(err, rpc.ErrNoDaemon) {
+				if verr := daemon.VerifyStore(home); errors.Is(verr, daemon.ErrDamaged) {
+					fmt.Fprintf(w, "store        %v\n", verr)
+					fmt.Fprintln(w, "  `mnemo recover` rescues what can be read into a fresh store, keeping the damaged one aside")
+					return exitCode(1)
+				}
 			}
 			if err := daemon.CheckAgent(c.Context, cfg, home); err != nil {
 				failed = true

@@ -88,6 +88,13 @@ func withDaemon(c *cli.Context, start bool, fn func(context.Context, *client.Cli
 		return err
 	}
 	cl, err := connectDaemon(c.Context, home, newLogger(c, c.App.ErrWriter), rpc.ClientCLI, start)
+	if errors.Is(err, rpc.ErrDaemonStart) {
+		// A daemon that panicked on a damaged store left a stack in its
+		// log, not the file: the store is checked here, no one holding it.
+		if verr := daemon.VerifyStore(home); errors.Is(verr, daemon.ErrDamaged) {
+			return fmt.Errorf("the daemon did not start: %w\n`mnemo recover` rescues what can be read into a fresh store and keeps the damaged one aside; `mnemo doctor` says what is damaged", verr)
+		}
+	}
 	if errors.Is(err, rpc.ErrNoDaemon) {
 		return fmt.Errorf("%w\nNo Mnemo daemon runs for %s; any mnemo command that needs one starts it (e.g. `mnemo status`)", err, home)
 	}
@@ -95,7 +102,12 @@ func withDaemon(c *cli.Context, start bool, fn func(context.Context, *client.Cli
 		return err
 	}
 	defer cl.Close()
-	return fn(c.Context, client.New(cl))
+	err = fn(c.Context, client.New(cl))
+	if rpc.CodeOf(err) == rpc.CodeInternal {
+		// The daemon keeps the details of its failures to its log.
+		return fmt.Errorf("%w (the daemon's log says why: %s)", err, filepath.Join(home, "logs", "daemon.log"))
+	}
+	return err
 }
 
 // stopDaemon stops the daemon (rpc.Terminate: SIGTERM on Unix, which it

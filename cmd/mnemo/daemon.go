@@ -22,6 +22,10 @@ func daemonCommand() *cli.Command {
 			&cli.DurationFlag{Name: "spool-interval", Value: 10 * time.Second, Usage: "how often to ingest hook events spooled while the daemon runs", EnvVars: []string{"MNEMO_SPOOL_INTERVAL"}},
 		},
 		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				// `mnemo daemon stpo` must not run a daemon.
+				return noSuchCommand(c)
+			}
 			home, err := homeDir(c)
 			if err != nil {
 				return err

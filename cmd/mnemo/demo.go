@@ -41,7 +41,17 @@ func demoCommand() *cli.Command {
 			if !c.Bool("keep") {
 				defer os.RemoveAll(dir)
 			}
-			return runDemo(c.Context, dir, c.App.Writer)
+			if err := runDemo(c.Context, dir, c.App.Writer); err != nil {
+				return err
+			}
+			if c.Bool("keep") {
+				// Said last, where a person looks once the demo has scrolled by.
+				home := filepath.Join(dir, "home")
+				fmt.Fprintf(c.App.Writer, "\nThe demo's memory is kept in %s. Use it with --home, e.g.\n", home)
+				fmt.Fprintf(c.App.Writer, "  mnemo --home %s search rounding\n  mnemo --home %s ui\n", home, home)
+				fmt.Fprintf(c.App.Writer, "then `mnemo --home %s daemon stop`, and remove %s when done.\n", home, dir)
+			}
+			return nil
 		},
 	}
 }

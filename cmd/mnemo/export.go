@@ -61,8 +61,9 @@ func importCommand() *cli.Command {
 				return err
 			}
 			return call(c, bind((*client.Client).Import, memory.ImportParams{Path: path}), func(w io.Writer, r *memory.ImportResult) error {
-				_, err := fmt.Fprintf(w, "imported %d sessions, %d prompts, %d observations, %d summaries (%d duplicates skipped)\n",
-					r.Sessions, r.Prompts, r.Observations, r.Summaries, r.Duplicates)
+				_, err := fmt.Fprintf(w, "imported %s, %s, %s, %s (%s skipped)\n",
+					memory.Count(r.Sessions, "session", "sessions"), memory.Count(r.Prompts, "prompt", "prompts"), memory.Count(r.Observations, "observation", "observations"),
+					memory.Count(r.Summaries, "summary", "summaries"), memory.Count(r.Duplicates, "duplicate", "duplicates"))
 				return err
 			})
 		},

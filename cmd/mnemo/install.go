@@ -60,7 +60,7 @@ func uninstallCommand() *cli.Command {
 			if c.NArg() == 0 {
 				return cli.ShowSubcommandHelp(c)
 			}
-			return fmt.Errorf("unknown host %q: one of %s", c.Args().First(), installerNames())
+			return unknownWord(c, "host", c.Args().First(), commandNames(c.Command.Subcommands))
 		},
 	}
 	for _, in := range install.Installers {
@@ -131,7 +131,7 @@ func installHost(c *cli.Context, in install.Installer) error {
 		return err
 	}
 	res, err := in.Install(path, install.Options{HookPath: hook, Home: p.home})
-	printResult(c, res, cmp.Or(res.Label, "hooks")+" installed", hook)
+	printResult(c, res, cmp.Or(res.Label, "hooks")+" installed", hook, err)
 	if err != nil {
 		return err
 	}
@@ -163,6 +163,20 @@ func installHostMCP(c *cli.Context, in install.Installer, p hostPaths) (install.
 		fmt.Fprintf(c.App.Writer, "MCP server not installed: %s\n", why)
 		return install.Result{}, nil
 	}
+	if p.scope == install.ScopeProject {
+		// A project's file is shared: it names mnemo as each person has
+		// it on PATH, and no home of this machine's.
+		res, err := in.InstallMCP(path, install.MCPOptions{Mnemo: install.MnemoOnPath})
+		printResult(c, res, "MCP server installed", install.MnemoOnPath+" mcp", err)
+		if err == nil && res.Changed {
+			note := "the project's file runs `mnemo mcp` from each person's PATH, with their own Mnemo home"
+			if _, lerr := exec.LookPath(install.MnemoOnPath); lerr != nil {
+				note += "; mnemo is not on this machine's PATH, so the server will not start here until it is"
+			}
+			fmt.Fprintf(c.App.Writer, "  note: %s\n", note)
+		}
+		return res, err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return install.Result{}, err
@@ -178,7 +192,7 @@ func installHostMCP(c *cli.Context, in install.Installer, p hostPaths) (install.
 		o.Env = map[string]string{envHome: home}
 	}
 	res, err := in.InstallMCP(path, o)
-	printResult(c, res, "MCP server installed", exe+" mcp")
+	printResult(c, res, "MCP server installed", exe+" mcp", err)
 	return res, err
 }
 
@@ -225,7 +239,7 @@ func uninstallHost(c *cli.Context, in install.Installer) error {
 		return err
 	}
 	res, err := in.Uninstall(path, install.Options{Home: p.home})
-	printResult(c, res, cmp.Or(res.Label, "hooks")+" uninstalled", "")
+	printResult(c, res, cmp.Or(res.Label, "hooks")+" uninstalled", "", err)
 	if err != nil {
 		return err
 	}
@@ -240,7 +254,7 @@ func uninstallHost(c *cli.Context, in install.Installer) error {
 	}
 	if mcpPath != "" {
 		res, err = in.UninstallMCP(mcpPath)
-		printResult(c, res, "MCP server uninstalled", "")
+		printResult(c, res, "MCP server uninstalled", "", err)
 		if err != nil {
 			return err
 		}
@@ -252,6 +266,7 @@ func uninstallHost(c *cli.Context, in install.Installer) error {
 		}
 		switch {
 		case r.Deleted:
+			install.RemoveEmptyDirs(filepath.Dir(r.Path))
 			fmt.Fprintf(c.App.Writer, "%s: rules file deleted (it held Mnemo's block only)\n", r.Path)
 		case r.Changed:
 			fmt.Fprintf(c.App.Writer, "%s: rules block removed\n", r.Path)
@@ -280,13 +295,16 @@ func hookPath(flag string) (string, error) {
 }
 
 // printResult says what an install or uninstall did to a file, and to the
-// other files it changed with it.
-func printResult(c *cli.Context, res install.Result, verb, hook string) {
+// other files it changed with it. err is the installer's: a file it left
+// alone because of it is not said to be as wanted already (the error says
+// why).
+func printResult(c *cli.Context, res install.Result, verb, hook string, err error) {
 	w := c.App.Writer
 	if res.Path == "" {
 		return
 	}
 	switch {
+	case !res.Changed && err != nil:
 	case !res.Changed:
 		fmt.Fprintf(w, "%s: %s already, nothing changed\n", res.Path, verb)
 	default:
@@ -312,7 +330,7 @@ func printResult(c *cli.Context, res install.Result, verb, hook string) {
 	}
 	done := verb[strings.LastIndexByte(verb, ' ')+1:]
 	for _, also := range res.Also {
-		printResult(c, also, also.Label+" "+done, "")
+		printResult(c, also, also.Label+" "+done, "", err)
 	}
 }
 
@@ -323,6 +341,20 @@ type hostRow struct {
 	user, project  install.Wiring
 	userErr, prErr error
 	rules          bool // the project's rules file has Mnemo's block
+	// viaClaude says the host's user hooks are Claude Code's settings
+	// (VS Code reads them): wired there, it runs Claude Code's hooks.
+	viaClaude bool
+}
+
+// userState is the row's user wiring in words, saying when it is Claude
+// Code's (a host that reads Claude Code's settings shows as wired once
+// Claude Code is).
+func (r hostRow) userState() string {
+	s := wiringState(r.user, r.userErr)
+	if r.viaClaude && len(r.user.Wired) > 0 {
+		s += " (Claude Code's hooks)"
+	}
+	return s
 }
 
 // hostRows examines every installer's files for this user and the project
@@ -343,6 +375,9 @@ func hostRows(dir string) ([]hostRow, error) {
 			return in.Wired(path)
 		}
 		row.user, row.userErr = wiring(install.ScopeUser)
+		if claude, err := install.SettingsPath(install.ScopeUser, dir, home); err == nil && in.Host != hosts.ClaudeCode {
+			row.viaClaude = row.user.Path == claude
+		}
 		row.project, row.prErr = wiring(install.ScopeProject)
 		if in.Rules != "" {
 			row.rules = rules.Marked(filepath.Join(memory.RootOf(dir), in.Rules))
@@ -367,7 +402,7 @@ func wiringState(w install.Wiring, err error) string {
 // project in this folder.
 func listHosts(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return fmt.Errorf("unknown host %q: one of %s", c.Args().First(), installerNames())
+		return unknownWord(c, "host", c.Args().First(), commandNames(c.Command.Subcommands))
 	}
 	dir := mustGetwd()
 	rows, err := hostRows(dir)
@@ -386,7 +421,7 @@ func listHosts(c *cli.Context) error {
 		if r.rules {
 			rulesFile = r.in.Rules
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.in.Host, found, wiringState(r.user, r.userErr), wiringState(r.project, r.prErr), rulesFile)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.in.Host, found, r.userState(), wiringState(r.project, r.prErr), rulesFile)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "project: %s\n", dir)
@@ -432,7 +467,7 @@ func printHosts(w io.Writer, rows []hostRow, sessions []memory.Session) {
 		if seen {
 			event = fmt.Sprintf("%s (%s)", lastEvent(s).Local().Format("2006-01-02 15:04"), s.Project)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.in.Host, wiringState(r.user, r.userErr), wiringState(r.project, r.prErr), event)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", r.in.Host, r.userState(), wiringState(r.project, r.prErr), event)
 	}
 	tw.Flush()
 }

@@ -3,6 +3,7 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,7 +29,7 @@ import (
 // hostPayloads), $CLAUDEMEM_SCHEMA (claude-mem's
 // schema, adapters/claudemem/testdata/schema-v49.sql), and the commands
 // `waitidle [n]` and `waitfile FILE REGEXP` (and `sqlite DB FILE.sql`,
-// `mtime FILE`, claudemem_test.go), $MODELS and the condition [models]
+// `mtime FILE`, claudemem_test.go; `scribble [-tail] GLOB`), $MODELS and the condition [models]
 // (the weights fetched for the tests, when they are), and $MNEMO_PATH (a
 // PATH with this test's mnemo and mnemo-hook alone). Daemons a script
 // leaves running are stopped after it.
@@ -40,7 +41,7 @@ func TestScripts(t *testing.T) {
 			e.Setenv("HOSTS", hosts)
 			return setupScript(e)
 		},
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitidle": waitIdleCmd, "waitfile": waitFileCmd, "sqlite": sqliteCmd, "mtime": mtimeCmd},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"waitidle": waitIdleCmd, "waitfile": waitFileCmd, "sqlite": sqliteCmd, "mtime": mtimeCmd, "scribble": scribbleCmd},
 		Condition:           scriptCondition,
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
@@ -134,8 +135,8 @@ func scriptCondition(cond string) (bool, error) {
 }
 
 // waitIdleCmd is `waitidle [n]`: wait until the daemon of $MNEMO_HOME
-// (started if none runs) holds at least n observations and has nothing
-// queued, or fail after 30 s.
+// (started if none runs) holds at least n observations, has nothing
+// queued and nothing left to embed, or fail after 30 s.
 func waitIdleCmd(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) > 1 {
 		ts.Fatalf("usage: waitidle [observations]")
@@ -150,7 +151,10 @@ func waitIdleCmd(ts *testscript.TestScript, neg bool, args []string) {
 	for _, k := range []string{"PATH", "HOME", "MNEMO_HOME", "MNEMO_MODELS", "MNEMO_IDLE_TIMEOUT", "TMPDIR", "TZ", "GORACE"} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
-	var st status
+	var st struct {
+		status
+		Embedder string `json:"embedder"`
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for delay := 10 * time.Millisecond; ; delay = min(2*delay, 200*time.Millisecond) {
 		cmd := exec.Command(mnemoBin, "status", "--json")
@@ -161,11 +165,11 @@ func waitIdleCmd(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("mnemo status --json: %v", err)
 		}
 		ts.Check(json.Unmarshal(out, &st))
-		if st.Counts.Observations >= want && st.Counts.Queued == 0 {
+		if st.Counts.Observations >= want && st.Counts.Queued == 0 && !strings.Contains(st.Embedder, "(embedding") {
 			return
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("after 30s: %+v, want %d observations and an empty queue", st.Counts, want)
+			ts.Fatalf("after 30s: %+v, embedder %s; want %d observations, an empty queue and nothing left to embed", st.Counts, st.Embedder, want)
 		}
 		time.Sleep(delay)
 	}
@@ -190,4 +194,34 @@ func waitFileCmd(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// scribbleCmd is `scribble [-tail] GLOB`: write 200 random bytes into
+// the middle of the first file GLOB matches (as much of them as the file
+// holds), or with -tail into its end, 8 bytes before it (a table's index,
+// which Badger reads as it opens the table), as a disk error or a stray
+// write would: a damaged store.
+func scribbleCmd(ts *testscript.TestScript, neg bool, args []string) {
+	tail := len(args) == 2 && args[0] == "-tail"
+	if tail {
+		args = args[1:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: scribble [-tail] GLOB")
+	}
+	files, err := filepath.Glob(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if len(files) == 0 {
+		ts.Fatalf("scribble: no file matches %s", args[0])
+	}
+	b, err := os.ReadFile(files[0])
+	ts.Check(err)
+	off := max(0, len(b)/2-100)
+	if tail {
+		off = max(0, len(b)-208)
+	}
+	for i := off; i < min(len(b), off+200); i++ {
+		b[i] = byte(rand.IntN(256))
+	}
+	ts.Check(os.WriteFile(files[0], b, 0o600))
 }

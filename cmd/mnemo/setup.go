@@ -326,7 +326,7 @@ func setupHost(c *cli.Context, in install.Installer, p hostPaths, hook string, r
 	}
 	fmt.Fprintf(w, "%s:\n", in.Title)
 	res, ierr := in.Install(hooks, install.Options{HookPath: hook, Home: p.home})
-	printResult(c, res, cmp.Or(res.Label, "hooks")+" installed", hook)
+	printResult(c, res, cmp.Or(res.Label, "hooks")+" installed", hook, ierr)
 	added.Hooks = res.Changed || slices.ContainsFunc(res.Also, func(r install.Result) bool { return r.Changed })
 	if ierr == nil && in.Note != nil {
 		if note := in.Note(p.scope); note != "" {
@@ -421,6 +421,8 @@ func undoSetup(w io.Writer, home string) error {
 		back := false
 		switch {
 		case !exists && !f.Existed:
+			// The uninstaller deleted what held only Mnemo's.
+			fmt.Fprintf(w, "%s: deleted (setup created it)\n", f.Path)
 			back = true
 		case !exists:
 			fmt.Fprintf(w, "%s: gone since setup\n", f.Path)

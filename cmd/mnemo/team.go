@@ -23,8 +23,9 @@ import (
 func teamCommand() *cli.Command {
 	projectFlag := &cli.StringFlag{Name: "project", Usage: "the project: a folder in it, or its name (default: this folder's)"}
 	return &cli.Command{
-		Name:  "team",
-		Usage: "share a project's memory with your other machines or a team, through PostgreSQL",
+		Name:   "team",
+		Usage:  "share a project's memory with your other machines or a team, through PostgreSQL",
+		Action: noSuchCommand,
 		Subcommands: []*cli.Command{
 			{
 				Name:      "join",

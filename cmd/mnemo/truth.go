@@ -73,11 +73,14 @@ func rememberCommand() *cli.Command {
 			if strings.TrimSpace(text) == "" {
 				return fmt.Errorf("remember takes the text to remember (or - to read it from stdin)")
 			}
-			p := memory.SaveParams{Text: text, Title: c.String("title"), Type: c.String("type"), Project: c.String("project"), Cwd: mustGetwd(), Files: daemon.SplitList(c.String("file"))}
+			p := memory.SaveParams{Text: text, Title: c.String("title"), Type: c.String("type"), Project: c.String("project"), Cwd: mustGetwd(), Files: daemon.SplitList(c.String("file")), By: memory.SavedByPerson}
 			return withDaemon(c, true, func(ctx context.Context, cl *client.Client) error {
 				res, err := cl.Save(ctx, p)
 				if err != nil {
 					return err
+				}
+				if res.Truncated {
+					fmt.Fprintf(c.App.ErrWriter, "mnemo: the text is longer than %d KB, the most one memory keeps: #%d keeps its first %d KB\n", memory.MaxMessageBytes>>10, res.ID, memory.MaxMessageBytes>>10)
 				}
 				if c.Bool("json") {
 					return printJSON(c.App.Writer, res)
@@ -124,7 +127,7 @@ func correctCommand() *cli.Command {
 					return nil
 				}
 				fmt.Fprintf(w, "corrected #%d (%s, project %s): %s\n", o.ID, o.Type, o.Project, o.Title)
-				fmt.Fprintf(w, "what it said before is kept on the record (%d edit(s)): mnemo get %d\n", len(o.Edits), o.ID)
+				fmt.Fprintf(w, "what it said before is kept on the record (%s): mnemo get %d\n", memory.Count(len(o.Edits), "edit", "edits"), o.ID)
 				return nil
 			})
 		},

@@ -139,6 +139,30 @@ func (h upgradeHome) daemon(bin string) (version string, pid int) {
 	return st.Version, st.PID
 }
 
+// prompt fires bin's mnemo-hook on a UserPromptSubmit, as Claude Code
+// does: a stage that calls the daemon (a PostToolUse hands its event over
+// by the journal), so the one where a newer hook hands the daemon over.
+// It returns how long the process took.
+func (h upgradeHome) prompt(bin, session string) time.Duration {
+	h.t.Helper()
+	body, _ := json.Marshal(map[string]any{
+		"session_id":      session,
+		"cwd":             h.env.project,
+		"hook_event_name": "UserPromptSubmit",
+		"transcript_path": filepath.Join(h.env.root, session+".jsonl"),
+		"prompt":          "carry on with the upgrade",
+	})
+	cmd := exec.Command(filepath.Join(bin, "mnemo-hook"), "UserPromptSubmit")
+	cmd.Env = h.environ()
+	cmd.Dir = h.env.project
+	cmd.Stdin = bytes.NewReader(body)
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		h.t.Fatalf("mnemo-hook: %v", err)
+	}
+	return time.Since(start)
+}
+
 // hook fires bin's mnemo-hook on a PostToolUse edit of file, as Claude
 // Code does, and returns how long the process took.
 func (h upgradeHome) hook(bin, session, file string) time.Duration {
@@ -276,13 +300,14 @@ func TestUpgradeHandsOver(t *testing.T) {
 			events += 2
 		}
 
-		took := h.hook(newer, "cc-up", "up/handover.go")
+		took := h.prompt(newer, "cc-up")
+		h.hook(newer, "cc-up", "up/handover.go")
 		events++
 		version, pid := h.daemon(newer)
 		if version != newVersion || pid == oldPID {
 			t.Fatalf("after the newer hook: daemon %s (pid %d), want %s in place of pid %d", version, pid, newVersion, oldPID)
 		}
-		// The hook's budget for PostToolUse is 1 s from its payload.
+		// The hook's budget for UserPromptSubmit is 1 s from its payload.
 		t.Logf("hook that handed over: %v, start to exit", took.Round(time.Millisecond))
 		if took > 3*time.Second {
 			t.Errorf("the hand-over took the hook %v", took)
@@ -363,12 +388,14 @@ func TestUpgradeHandsOver(t *testing.T) {
 		}
 		t.Cleanup(func() { h.run(mixed, "mnemo", "daemon", "stop") })
 		_, first := h.daemon(mixed)
+		h.prompt(mixed, "cc-mixed")
 		h.hook(mixed, "cc-mixed", "up/mixed-0.go")
 		_, second := h.daemon(mixed)
 		if second == first {
 			t.Fatalf("no hand-over: pid %d", first)
 		}
 		for i := 1; i < 4; i++ {
+			h.prompt(mixed, "cc-mixed")
 			h.hook(mixed, "cc-mixed", fmt.Sprintf("up/mixed-%d.go", i))
 		}
 		if _, pid := h.daemon(mixed); pid != second {
@@ -388,8 +415,10 @@ func TestUpgradeHandsOver(t *testing.T) {
 			!strings.Contains(out, `stop the daemon with "mnemo daemon stop" to run 0.2.0 again`) {
 			t.Fatalf("an older mnemo status: %v\n%s", err, out)
 		}
-		// An older hook is refused too: it spools, and the newer daemon
-		// ingests its events.
+		// An older hook is refused too: it journals its call, and the
+		// newer daemon takes it in, as it takes the older hooks' tool
+		// events.
+		h.prompt(upgradeBins.v2, "cc-down")
 		for i := range 3 {
 			h.hook(upgradeBins.v2, "cc-down", fmt.Sprintf("up/down-%d.go", i))
 		}

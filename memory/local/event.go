@@ -93,6 +93,9 @@ type toolEvent struct {
 var (
 	rawFilePathRE = regexp.MustCompile(`"(?:file_path|notebook_path)"\s*:\s*"((?:[^"\\]|\\.)*)"`)
 	rawCommandRE  = regexp.MustCompile(`"command"\s*:\s*"((?:[^"\\]|\\.)*)"`)
+	// rawOutputRE finds a command's output fields in an oversized response
+	// stored as a clipped string, the last one cut short.
+	rawOutputRE = regexp.MustCompile(`"(stdout|stderr|error)"\s*:\s*"((?:[^"\\]|\\.)*)`)
 )
 
 func decodeTool(ev memory.Event) *toolEvent {
@@ -112,6 +115,11 @@ func decodeTool(ev memory.Event) *toolEvent {
 	switch firstByte(ev.ToolResponse) {
 	case '"':
 		t.outText = jsonString(ev.ToolResponse)
+		if o, ok := rawOutput(t.outText); ok {
+			// An oversized response was stored as a clipped string: its
+			// output is read from its text, not shown as JSON.
+			t.out, t.outText = o, ""
+		}
 	case '[':
 		t.outText = blocksText(ev.ToolResponse)
 	case '{':
@@ -124,6 +132,40 @@ func decodeTool(ev memory.Event) *toolEvent {
 		}
 	}
 	return t
+}
+
+// rawOutput reads a command's output (stdout, stderr, error) from text
+// that is a JSON object, whole or clipped; ok is false when text is not
+// one or holds none of them.
+func rawOutput(text string) (out toolOutput, ok bool) {
+	if firstByte([]byte(text)) != '{' {
+		return out, false
+	}
+	if json.Unmarshal([]byte(text), &out) != nil {
+		out = toolOutput{}
+		for _, m := range rawOutputRE.FindAllStringSubmatch(text, -1) {
+			v := m[2]
+			if i := strings.IndexByte(v, '\n'); i >= 0 {
+				v = v[:i] // where the clip marked its cut
+			}
+			s, err := strconv.Unquote(`"` + v + `"`)
+			if err != nil { // an escape the clip cut in two
+				s, err = strconv.Unquote(`"` + strings.TrimSuffix(v, `\`) + `"`)
+			}
+			if err != nil {
+				s = v
+			}
+			switch m[1] {
+			case "stdout":
+				out.Stdout = s
+			case "stderr":
+				out.Stderr = s
+			case "error":
+				out.Error = s
+			}
+		}
+	}
+	return out, out.Stdout != "" || out.Stderr != "" || out.Error != ""
 }
 
 func firstByte(raw []byte) byte {

@@ -29,7 +29,9 @@ const (
 
 // evidence builds the excerpt of one tool event. failure, when not nil, is
 // the failed run that an edit fixes: its error lines go into the edit's
-// evidence, so that searching the error finds the fix.
+// evidence, marked "before:" (the failure the fix came after, where
+// "after:" read as a failure after the fix; "before" is no keyword, so
+// search ranks as it did), so that searching the error finds the fix.
 func evidence(t *toolEvent, failure *memory.Observation) string {
 	var e evidenceBuf
 	if c := strings.TrimSpace(t.in.Command); c != "" {
@@ -60,8 +62,10 @@ func evidence(t *toolEvent, failure *memory.Observation) string {
 		}
 	}
 	out := t.output()
-	if out == "" {
-		out = t.content // Grep's matching lines
+	if out == "" && oldText == "" && newText == "" {
+		// Grep's matching lines; a Write's content is its change, above,
+		// whose lines would come again here unmarked.
+		out = t.content
 	}
 	if out != "" {
 		lines := outputLines(out)
@@ -84,7 +88,7 @@ func evidence(t *toolEvent, failure *memory.Observation) string {
 				break
 			}
 			if l = strings.TrimSpace(l); strings.HasPrefix(l, "$ ") || telling(l) {
-				e.line("after: " + l)
+				e.line("before: " + l)
 			}
 		}
 	}

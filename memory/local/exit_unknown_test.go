@@ -3,6 +3,7 @@ package local_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -48,5 +49,33 @@ func TestCommandWithoutExitCode(t *testing.T) {
 				t.Errorf("facts %q lack %q", facts, tc.fact)
 			}
 		})
+	}
+}
+
+// A response too big to keep whole is stored as a clipped string of its
+// JSON: its output is read from that text, so the observation says what
+// the command printed, not a subtitle of raw JSON.
+func TestOversizedResponseIsReadAsOutput(t *testing.T) {
+	var log strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&log, "line %d: ERROR the widget %d failed\n", i, i)
+	}
+	whole, _ := json.Marshal(map[string]any{"stdout": log.String(), "stderr": "", "interrupted": false})
+	clipped := string(whole[:len(whole)/2]) + "\n…[truncated]" // as the store clips it
+	out, _ := json.Marshal(clipped)
+	in, _ := json.Marshal(map[string]string{"command": "./run-widgets.sh"})
+	res, err := local.Agent{}.Run(context.Background(), memory.AgentInput{NewID: "m", Request: "why do the widgets fail",
+		Events: []memory.Event{{Kind: memory.EventTool, Cwd: "/src", ToolName: "Bash", ToolInput: in, ToolResponse: out}}})
+	if err != nil || len(res.Observations) != 1 {
+		t.Fatalf("%d observations (%v)", len(res.Observations), err)
+	}
+	o := res.Observations[0]
+	for _, s := range []string{o.Title, o.Subtitle, o.Narrative, o.Evidence} {
+		if strings.Contains(s, `{"stdout"`) || strings.Contains(s, `\n`) {
+			t.Errorf("raw JSON in the observation: %q", s)
+		}
+	}
+	if !strings.Contains(o.Subtitle+o.Title+o.Narrative, "line 0: ERROR the widget 0 failed") {
+		t.Errorf("the output is not read: %s · %s · %s", o.Title, o.Subtitle, o.Narrative)
 	}
 }

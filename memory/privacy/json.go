@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -36,6 +37,14 @@ func CleanJSON(raw []byte) ([]byte, error) {
 		}
 		return nil, ErrInvalidJSON
 	}
+	return CleanValidJSON(raw)
+}
+
+// CleanValidJSON is CleanJSON for a raw that is known to be one valid JSON
+// value (a validating decoder read it, or an encoder wrote it): it does
+// without CleanJSON's check, a pass over raw that the hook, which decoded
+// the payload, has made already.
+func CleanValidJSON(raw []byte) ([]byte, error) {
 	dec := tokens{raw: raw}
 	out := make([]byte, 0, len(raw))
 	// One entry per open container: whether it is an object, and how many
@@ -146,9 +155,9 @@ func (t *tokens) next() (json.Token, error) {
 		if !escaped && utf8.Valid(body) {
 			return string(body), nil
 		}
-		var s string
-		if err := json.Unmarshal(raw[start:t.i], &s); err != nil {
-			return nil, err
+		s, ok := UnquoteJSON(raw[start:t.i])
+		if !ok {
+			return nil, fmt.Errorf("invalid string at offset %d", start)
 		}
 		return s, nil
 	case 't':
@@ -221,4 +230,129 @@ func appendString(out []byte, s string) []byte {
 	}
 	out = append(out, s[start:]...)
 	return append(out, '"')
+}
+
+// UnquoteJSON returns the text of the JSON string literal raw (its quotes
+// included) as encoding/json decodes it: escapes resolved, a lone
+// surrogate and invalid UTF-8 as U+FFFD; false when raw is not a valid
+// string literal. It does without encoding/json's reflection, which a
+// hook would pay for at every start.
+func UnquoteJSON(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	s := raw[1 : len(raw)-1]
+	r := 0
+	for r < len(s) {
+		c := s[r]
+		if c == '\\' || c == '"' || c < ' ' {
+			break
+		}
+		if c < utf8.RuneSelf {
+			r++
+			continue
+		}
+		rr, size := utf8.DecodeRune(s[r:])
+		if rr == utf8.RuneError && size == 1 {
+			break
+		}
+		r += size
+	}
+	if r == len(s) {
+		return string(s), true
+	}
+	b := make([]byte, 0, len(s)+2*utf8.UTFMax)
+	b = append(b, s[:r]...)
+	for r < len(s) {
+		// A run of plain ASCII is copied at once.
+		run := r
+		for run < len(s) {
+			if c := s[run]; c < ' ' || c == '\\' || c == '"' || c >= utf8.RuneSelf {
+				break
+			}
+			run++
+		}
+		if run > r {
+			b = append(b, s[r:run]...)
+			r = run
+			continue
+		}
+		switch c := s[r]; {
+		case c == '\\':
+			r++
+			if r >= len(s) {
+				return "", false
+			}
+			switch s[r] {
+			case '"', '\\', '/', '\'':
+				b = append(b, s[r])
+				r++
+			case 'b':
+				b = append(b, '\b')
+				r++
+			case 'f':
+				b = append(b, '\f')
+				r++
+			case 'n':
+				b = append(b, '\n')
+				r++
+			case 'r':
+				b = append(b, '\r')
+				r++
+			case 't':
+				b = append(b, '\t')
+				r++
+			case 'u':
+				r--
+				rr := getu4(s[r:])
+				if rr < 0 {
+					return "", false
+				}
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					if dec := utf16.DecodeRune(rr, getu4(s[r:])); dec != utf8.RuneError {
+						r += 6
+						b = utf8.AppendRune(b, dec)
+						break
+					}
+					rr = utf8.RuneError
+				}
+				b = utf8.AppendRune(b, rr)
+			default:
+				return "", false
+			}
+		case c == '"', c < ' ':
+			return "", false
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return string(b), true
+}
+
+// getu4 decodes \uXXXX at the start of s, or returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
 }

@@ -355,6 +355,31 @@ func maybeTag[T text](t T) bool {
 // mayHaveTag reports whether s holds a '<' or "</" followed by one of our
 // names and a boundary, '>' or the end of s. Without one, Strip has
 // nothing to do: a cut needs a first tag written whole in s.
+// MayHaveTag reports whether t may hold one of the tags Strip removes,
+// opening or closing: false means Strip would change nothing in it, nor in
+// a text it is part of. It is a quick scan for a '<' followed by a tag's
+// name; t may be JSON text, where a '<' written as an escape (\u003c) is
+// counted as one.
+func MayHaveTag[T text](t T) bool {
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '<':
+			if n := t[i+1:]; len(n) > 0 && n[0] == '/' {
+				if nameAt(n[1:]) >= 0 {
+					return true
+				}
+			} else if nameAt(n) >= 0 {
+				return true
+			}
+		case '\\':
+			if i+5 < len(t) && t[i+1] == 'u' && t[i+2] == '0' && t[i+3] == '0' && t[i+4] == '3' && (t[i+5] == 'c' || t[i+5] == 'C') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func mayHaveTag(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] != '<' {

@@ -326,3 +326,21 @@ func TestStripRandom(t *testing.T) {
 		}
 	}
 }
+
+// MayHaveTag finds every text Strip would change, opening or closing tag,
+// also written as a JSON escape, and passes text with other angle brackets.
+func TestMayHaveTag(t *testing.T) {
+	for _, s := range []string{"a <private>b", "x </private> y", "<mnemo-context>", "<System-Reminder x=1>", `{"a":"\u003cprivate>"}`, `"\u003C/private>"`} {
+		if !privacy.MayHaveTag(s) || !privacy.MayHaveTag([]byte(s)) {
+			t.Errorf("MayHaveTag(%q) = false", s)
+		}
+		if stripped, _ := privacy.Strip(s); stripped == s && !strings.Contains(s, `\u003`) {
+			t.Errorf("Strip(%q) changed nothing: the case proves nothing", s)
+		}
+	}
+	for _, s := range []string{"", "a < b && c > d", "List<String>", "<div>", "<privates>", `\u003e`, "x\\u00e9"} {
+		if privacy.MayHaveTag(s) {
+			t.Errorf("MayHaveTag(%q) = true", s)
+		}
+	}
+}

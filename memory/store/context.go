@@ -79,7 +79,7 @@ func scoreContext(obs []memory.Observation, recent map[string]bool, under string
 			c.reasons = append(c.reasons, "saved on purpose")
 		}
 		c.score = recency * w
-		c.reasons = append(c.reasons, fmt.Sprintf("%s, #%d newest", o.Type, rank+1))
+		c.reasons = append(c.reasons, fmt.Sprintf("%s, %s newest", o.Type, ordinal(rank+1)))
 		for _, f := range o.Files() {
 			if recent[f] {
 				c.score += 0.5
@@ -236,8 +236,12 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	closing := "</" + memory.ContextTag + ">\n"
 	used := len(top) + head.Len() + len(listHead) + len(footer) + len(closing)
 	// Pinned observations come first, whatever their age; only the budget
-	// leaves one out.
-	const pinHead = "\n## Pinned (id · time · type · title)\n"
+	// leaves one out. Each comes with an excerpt of its text, as what was
+	// learned does, while the pins' rows take less than
+	// contextLearnedShare of the budget: a pinned note is there to be
+	// read, not looked up.
+	const pinHead = "\n## Pinned (id · time · type · what)\n"
+	pinRoom := int(float64(budget)*contextLearnedShare) - len(pinHead)
 	slices.SortFunc(pins, func(a, b memory.Observation) int {
 		return cmp.Or(b.Time.Compare(a.Time), cmp.Compare(b.ID, a.ID))
 	})
@@ -251,6 +255,12 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			continue // a person's word that it is wrong beats their pin
 		}
 		row := contextRow(&o)
+		excerpt := excerptOf(&o, contextExcerpt)
+		if with := row + "  " + excerpt + "\n"; excerpt != "" && pinRows.Len()+len(with) <= pinRoom && used+len(with) <= budget {
+			row = with
+		} else {
+			excerpt = "" // its title alone: the prompt that needs it gets its text
+		}
 		if used+len(row) > budget {
 			continue // a shorter row may still fit
 		}
@@ -261,7 +271,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		if o.State == memory.StateChanged || o.State == memory.StateGone || o.State == memory.StateSuperseded {
 			reason += "; marked " + o.State + " (" + anchorNote(&o) + ")"
 		}
-		inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Reason: reason})
+		inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Text: excerpt != "", Reason: reason})
 	}
 	if pinRows.Len() == 0 && len(pins) > 0 {
 		used -= len(pinHead)
@@ -365,7 +375,7 @@ func (m *Memory) learnedSection(inj *memory.Injection, learnts []memory.Observat
 		}
 		rank := len(scored)
 		scored = append(scored, candidate{o: o, score: w / (1 + float64(rank)/20),
-			reasons: []string{fmt.Sprintf("what was learned and decided: %s, #%d newest of them", o.Type, rank+1)}})
+			reasons: []string{fmt.Sprintf("what was learned and decided: %s, %s newest of them", o.Type, ordinal(rank+1))}})
 	}
 	slices.SortStableFunc(scored, func(a, b candidate) int { return cmp.Compare(b.score, a.score) })
 	var picked []pick
@@ -403,6 +413,26 @@ func (m *Memory) learnedSection(inj *memory.Injection, learnts []memory.Observat
 	}
 	*used += len(sectionHead)
 	return b.String()
+}
+
+// ordinal is a rank in words beside the records' ids, which the reasons
+// also name with "#": "the", "2nd", "3rd", "11th".
+func ordinal(n int) string {
+	if n == 1 {
+		return "the"
+	}
+	suffix := "th"
+	if n%100 < 11 || n%100 > 13 {
+		switch n % 10 {
+		case 1:
+			suffix = "st"
+		case 2:
+			suffix = "nd"
+		case 3:
+			suffix = "rd"
+		}
+	}
+	return strconv.Itoa(n) + suffix
 }
 
 // excerptOf is what a record says beyond its title, on one line, at most

@@ -188,7 +188,7 @@ func TestPinnedComeFirstInContext(t *testing.T) {
 	if len(r.ObservationIDs) == 0 || r.ObservationIDs[0] != old || r.Bytes > 2048 {
 		t.Fatalf("context ids = %v (%d bytes), want #%d first:\n%s", r.ObservationIDs, r.Bytes, old, r.Context)
 	}
-	row := fmt.Sprintf("## Pinned (id · time · type · title)\n- #%d · ", old)
+	row := fmt.Sprintf("## Pinned (id · time · type · what)\n- #%d · ", old)
 	if !strings.Contains(r.Context, row) || strings.Index(r.Context, row) > strings.Index(r.Context, "## What was learned and decided") {
 		t.Errorf("the context does not list the pin first:\n%s", r.Context)
 	}

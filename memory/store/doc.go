@@ -15,8 +15,12 @@
 // Badger is used directly, not behind an interface, because the promises
 // below are properties of its transactions:
 //
-//   - an acknowledged write survives a crash of the machine: writers of the
-//     same moment share one fsync (group commit, groupsync.go);
+//   - an acknowledged write is held by the operating system (Badger's
+//     write-ahead log is written through a shared mapping), so it survives
+//     a kill of any process; a group sync, shared by the writers of the
+//     moment and started at once, carries it to disk within SyncWindow
+//     (100 ms), after which it survives a crash of the machine too
+//     (groupsync.go; docs/architecture.md §2);
 //   - an event is queued in the transaction that acknowledges it, and the
 //     agent's observations are stored, indexed and the event dequeued in
 //     one transaction, so an event is processed once or not at all;

@@ -7,12 +7,21 @@ import (
 	"math"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/mnemo-dev/mnemo/memory"
 )
 
 // Backdoors for the external tests.
 
+// GroupSync is the group commit, for its tests.
+type GroupSync interface {
+	Soon()
+	Wait() error
+	Stats() SyncStats
+	Close() error
+}
+
 // NewGroupSync exposes the group commit.
-func NewGroupSync(flush func() error) interface{ Wait() error } { return newGroupSync(flush) }
+func NewGroupSync(flush func() error) GroupSync { return newGroupSync(flush) }
 
 // OpenDatabase opens the Badger database in dir on its own, without a
 // Memory around it.
@@ -117,3 +126,6 @@ func EventKeyExpires(m *Memory, k string) (expires uint64, ok bool, err error) {
 
 // CutItem is the summary's item cut (context.go).
 var CutItem = cutItem
+
+// Queued returns up to n events waiting in m's queue, oldest first.
+func Queued(m *Memory, n int) ([]memory.Event, error) { return m.store.queued(n) }

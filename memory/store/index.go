@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,6 +48,24 @@ func DocOf(o *memory.Observation) vector.Doc {
 		}
 	}
 	return vector.Doc{ID: o.ID, Project: o.Project, Type: o.Type, Host: o.Host, Files: o.Files(), Time: o.Time, Title: o.Title, Text: b.String(), Evidence: o.Evidence}
+}
+
+// ownWords is what a hit's snippet is cut from: the observation's own
+// words (subtitle, narrative, why, facts), not the prompt of its turn,
+// which the turn's other records share and which would fill their
+// snippets alike; the prompt only when the record has nothing else.
+func ownWords(o *memory.Observation) string {
+	var b strings.Builder
+	for _, s := range append([]string{o.Subtitle, o.Narrative, o.Why}, o.Facts...) {
+		if s != "" {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	}
+	if b.Len() == 0 {
+		return o.Request
+	}
+	return b.String()
 }
 
 // indexState is the progress of (re-)embedding at start.
@@ -286,7 +305,8 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 	if err != nil {
 		return memory.SearchResult{}, &memory.FieldError{Field: "mode", Reason: err.Error()}
 	}
-	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Host: p.Host, Files: p.Files, Since: p.Since, Limit: limit, Mode: mode, Keep: m.authorFilter(p.Author)}
+	// One hit more than the limit says whether there are more.
+	q := vector.Query{Text: p.Query, Project: p.Project, Types: p.Types, Host: p.Host, Files: p.Files, Since: p.Since, Limit: min(limit+1, vector.MaxLimit), Mode: mode, Keep: m.authorFilter(p.Author)}
 	if !p.Until.IsZero() {
 		q.Until = p.Until.Add(time.Nanosecond) // our until is inclusive
 	}
@@ -294,7 +314,11 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 	if err != nil {
 		return memory.SearchResult{}, fmt.Errorf("search: %w", err)
 	}
-	res := memory.SearchResult{Hits: make([]memory.Hit, 0, len(hits))}
+	res := memory.SearchResult{More: len(hits) > limit}
+	hits = hits[:min(len(hits), limit)]
+	res.Hits = make([]memory.Hit, 0, len(hits))
+	res.Closest = p.Query != "" && mode != vector.Vector && len(hits) > 0 &&
+		!slices.ContainsFunc(hits, func(h vector.Hit) bool { return h.KeywordRank > 0 })
 	var snippet func(title, text string) string
 	if p.Query != "" {
 		snippet = m.index.Snippets(p.Query)
@@ -311,8 +335,7 @@ func (m *Memory) Search(ctx context.Context, p memory.SearchParams) (memory.Sear
 			hit := hitOf(o)
 			hit.Score, hit.State = h.Score, m.anchors.state(o)
 			if snippet != nil {
-				d := DocOf(o)
-				hit.Snippet = snippet(d.Title, d.Text)
+				hit.Snippet = snippet(o.Title, ownWords(o))
 			}
 			res.Hits = append(res.Hits, hit)
 		}

@@ -82,7 +82,7 @@ func (m *Memory) writeProjectMarkdown(ctx context.Context, out io.Writer, projec
 	fmt.Fprintf(w, "# Memory of %s\n\n", project)
 	// No time of export: the same memory makes the same document, so that
 	// a document under version control changes only with the memory.
-	fmt.Fprintf(w, "Written by `mnemo export --format markdown`: %s, newest first, each prompt\n", plural(len(sessions), "session"))
+	fmt.Fprintf(w, "Written by `mnemo export --format markdown`: %s, newest first, each prompt\n", memory.Count(len(sessions), "session", "sessions"))
 	fmt.Fprintf(w, "followed by what was remembered of its turn. `mnemo export` (JSON lines) is the\nlossless format.\n")
 
 	summaries, err := m.projectSummaries(project)
@@ -171,7 +171,7 @@ func (m *Memory) projectSummaries(project string) (map[uint64][]memory.Summary, 
 func writeSessionMarkdown(w *bufio.Writer, s *memory.Session, prompts []memory.Prompt, obs []memory.Observation, sums []memory.Summary) {
 	host := cmp.Or(s.Platform, "unknown host")
 	fmt.Fprintf(w, "\n## %s · %s · %s\n\n", s.CreatedAt.UTC().Format("2006-01-02 15:04"), host, s.ContentSessionID)
-	fmt.Fprintf(w, "Status %s, %s", s.Status, plural(s.PromptCounter, "prompt"))
+	fmt.Fprintf(w, "Status %s, %s", s.Status, memory.Count(s.PromptCounter, "prompt", "prompts"))
 	if !s.CompletedAt.IsZero() {
 		fmt.Fprintf(w, ", completed %s", s.CompletedAt.UTC().Format("2006-01-02 15:04"))
 	}
@@ -287,12 +287,4 @@ func codeList(paths []string) string {
 		quoted[i] = "`" + strings.ReplaceAll(p, "`", "'") + "`"
 	}
 	return strings.Join(quoted, ", ")
-}
-
-// plural is n and the noun, plural unless n is 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

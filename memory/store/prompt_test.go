@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -143,6 +144,68 @@ func TestPromptRecallSkipsWhatTheSessionHas(t *testing.T) {
 		if !slices.Contains(other.ObservationIDs, id) {
 			t.Errorf("another session did not get #%d: %v\n%s", id, other.ObservationIDs, other.Context)
 		}
+	}
+}
+
+// A pinned note reaches the agent with its text, not as a title to look
+// up; a pin the budget gave by its title alone is not given for the
+// prompt's recall, which gives its text when a prompt asks for it.
+func TestPinnedNoteIsGivenWithItsText(t *testing.T) {
+	const (
+		title  = "Webhook secret location"
+		text   = "The Stripe webhook signing secret lives in Vault at secret/billing/stripe, key webhook_secret."
+		prompt = "Where in Vault is the Stripe webhook signing secret?"
+	)
+	for _, tc := range []struct {
+		name  string
+		bytes int    // the context's budget
+		pad   string // more text, to make the excerpt too long for a small budget
+		given bool   // the text is in SessionStart's context
+	}{
+		{"room for its text", 0, "", true},
+		{"its title alone", 512, strings.Repeat(" Rotate it there after each incident.", 8), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := openRecall(t, store.Options{ContextBytes: tc.bytes})
+			ctx := context.Background()
+			id := mustSave(t, m, memory.TypeNote, title, text+tc.pad)
+			if _, err := m.Pin(ctx, memory.IDsParams{IDs: []uint64{id}}); err != nil {
+				t.Fatal(err)
+			}
+			start, err := m.SessionStart(ctx, memory.SessionStartParams{ContentSessionID: "cc-pin", Cwd: "/src/shop", Source: "startup"})
+			if err != nil || !slices.Contains(start.ObservationIDs, id) || !strings.Contains(start.Context, title) {
+				t.Fatalf("session start = %v, %v; want the pin #%d:\n%s", start.ObservationIDs, err, id, start.Context)
+			}
+			if got := strings.Contains(start.Context, "secret/billing/stripe"); got != tc.given {
+				t.Fatalf("the pin's text in the context: %t, want %t:\n%s", got, tc.given, start.Context)
+			}
+			if item := lastInjection(t, m).Items[0]; item.ID != id || item.Text != tc.given {
+				t.Fatalf("audit item %+v, want #%d with text %t", item, id, tc.given)
+			}
+			r := mustPrompt(t, m, "cc-pin", prompt)
+			if recalled := strings.Contains(r.Context, "secret/billing/stripe"); recalled == tc.given {
+				t.Fatalf("the prompt recalled the pin's text: %t, want %t:\n%s", recalled, !tc.given, r.Context)
+			}
+		})
+	}
+}
+
+// The context's reasons name ranks in words, beside the records' ids
+// (the viewer shows "#12 decision, the newest", not "#12 … #1 newest").
+func TestContextReasonsSayRanksInWords(t *testing.T) {
+	m := openRecall(t, store.Options{})
+	saveShop(t, m)
+	res, err := m.Context(context.Background(), memory.ContextParams{Project: "shop"})
+	if err != nil || len(res.Items) == 0 {
+		t.Fatalf("context: %+v, %v", res, err)
+	}
+	var reasons []string
+	for _, it := range res.Items {
+		reasons = append(reasons, it.Reason)
+	}
+	all := strings.Join(reasons, "\n")
+	if regexp.MustCompile(`#\d+ newest`).MatchString(all) || !strings.Contains(all, "the newest") {
+		t.Errorf("reasons:\n%s", all)
 	}
 }
 

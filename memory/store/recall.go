@@ -150,7 +150,7 @@ func (m *Memory) Timeline(ctx context.Context, p memory.TimelineParams) (memory.
 		return nil
 	})
 	if errors.Is(err, memory.ErrNotFound) {
-		return memory.TimelineResult{}, fmt.Errorf("timeline anchor %d: %w", id, memory.ErrNotFound)
+		return memory.TimelineResult{}, fmt.Errorf("timeline: no observation #%d: %w", id, memory.ErrNotFound)
 	}
 	m.withStates(res.Observations)
 	return res, err
@@ -161,14 +161,15 @@ func (m *Memory) Save(ctx context.Context, p memory.SaveParams) (memory.SaveResu
 	if err := p.Validate(); err != nil {
 		return memory.SaveResult{}, err
 	}
-	text := m.clean(p.Text, memory.MaxMessageBytes)
+	whole := m.clean(p.Text, len(p.Text))
+	text := clipBytes(whole, memory.MaxMessageBytes)
 	if strings.TrimSpace(text) == "" {
 		return memory.SaveResult{}, &memory.FieldError{Field: "text", Reason: "is empty once private parts are removed"}
 	}
 	o := memory.Observation{
 		Project: m.project(p.Project, p.Cwd), Type: memory.FirstNonEmpty(p.Type, memory.TypeNote),
 		Title: m.clean(memory.FirstNonEmpty(p.Title, memory.Clip(memory.FirstLine(text), 80)), 200), Narrative: text,
-		Source: memory.SourceSaved, Time: m.now(),
+		Source: memory.SourceSaved, SavedBy: p.By, Time: m.now(),
 	}
 	for _, f := range p.Files {
 		o.FilesModified = append(o.FilesModified, memory.RelPath(p.Cwd, f))
@@ -207,7 +208,7 @@ func (m *Memory) Save(ctx context.Context, p memory.SaveParams) (memory.SaveResu
 		m.indexObservations(ctx, []memory.Observation{o})
 		m.publish(observationChange(&o))
 	}
-	return memory.SaveResult{ID: o.ID}, nil
+	return memory.SaveResult{ID: o.ID, Truncated: text != whole}, nil
 }
 
 // Forget deletes observations and everything derived from them.

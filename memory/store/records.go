@@ -27,7 +27,7 @@ func (s *database) session(txn *badger.Txn, id uint64) (*memory.Session, error) 
 	var sess memory.Session
 	if err := getJSON(txn, idKey(pSession, id), &sess); err != nil {
 		if errors.Is(err, memory.ErrNotFound) {
-			return nil, fmt.Errorf("session %d: %w", id, memory.ErrNotFound)
+			return nil, fmt.Errorf("no session %d: %w", id, memory.ErrNotFound)
 		}
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func (s *database) observation(txn *badger.Txn, id uint64) (*memory.Observation,
 	var o memory.Observation
 	if err := getJSON(txn, idKey(pObs, id), &o); err != nil {
 		if errors.Is(err, memory.ErrNotFound) {
-			return nil, fmt.Errorf("observation %d: %w", id, memory.ErrNotFound)
+			return nil, fmt.Errorf("no observation #%d: %w", id, memory.ErrNotFound)
 		}
 		return nil, err
 	}

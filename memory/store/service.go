@@ -26,7 +26,8 @@ type Options struct {
 	// Dir is the Badger directory; ignored when InMemory.
 	Dir      string
 	InMemory bool
-	// NoSync turns off the fsync of every acknowledged write (benchmarks).
+	// NoSync turns off the group sync of acknowledged writes (benchmarks):
+	// they then survive a crash of the process, not of the machine.
 	NoSync bool
 	// Agent makes observations; local.Agent{} when nil.
 	Agent memory.Agent
@@ -249,11 +250,9 @@ func (m *Memory) cleanJSON(raw json.RawMessage) json.RawMessage {
 		out, _ = json.Marshal(m.clean(string(raw), memory.MaxToolJSONBytes))
 		return out
 	}
-	if len(out) > memory.MaxToolJSONBytes {
-		s := m.clean(string(out), memory.MaxToolJSONBytes)
-		out, _ = json.Marshal(s)
-	}
-	return out
+	// A big tool output keeps its shape, and the start and end of its
+	// long texts (memory.ShrinkJSON).
+	return memory.ShrinkJSON(out, memory.MaxToolJSONBytes)
 }
 
 // SessionStart creates the session if needed (idempotent) and returns the
@@ -392,7 +391,8 @@ func (m *Memory) UserPromptSubmit(ctx context.Context, p memory.UserPromptParams
 }
 
 // PostToolUse queues a tool event durably: when it returns, the event
-// survives a crash. Skipped tools and events of a private turn are not
+// survives a crash of the process, and of the machine once the sync
+// window has passed (SyncWindow). Skipped tools and events of a private turn are not
 // stored.
 func (m *Memory) PostToolUse(ctx context.Context, p memory.ToolUseParams) (memory.QueueResult, error) {
 	if err := p.Validate(); err != nil {
@@ -527,8 +527,17 @@ func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (mem
 	var (
 		status  memory.SessionStatus
 		changed memory.Change
+		replay  bool
 	)
 	err := m.store.updateDurable(ctx, func(txn *badger.Txn) error {
+		var first memory.SessionEndResult
+		var err error
+		if replay, err = seenEvent(txn, p.EventKey, &first); err != nil || replay {
+			// The same end taken again (the hooks' journal read again
+			// after a crash) does not end a session resumed since.
+			status = first.Status
+			return err
+		}
 		sess, err := m.store.sessionByContentID(txn, p.ContentSessionID)
 		if err != nil {
 			return err
@@ -537,7 +546,10 @@ func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (mem
 		status = sess.Status
 		changed = memory.Change{Kind: memory.KindSession, Time: now, ID: sess.ID, ContentSessionID: sess.ContentSessionID,
 			Project: sess.Project, Host: sess.Platform, Status: sess.Status}
-		return m.store.putSession(txn, sess)
+		if err := m.store.putSession(txn, sess); err != nil {
+			return err
+		}
+		return rememberEvent(txn, p.EventKey, memory.SessionEndResult{Status: status})
 	})
 	if errors.Is(err, memory.ErrNotFound) {
 		if p.Cwd != "" {
@@ -551,7 +563,9 @@ func (m *Memory) SessionEnd(ctx context.Context, p memory.SessionEndParams) (mem
 	if err != nil {
 		return memory.SessionEndResult{}, fmt.Errorf("session end: %w", err)
 	}
-	m.publish(changed)
+	if !replay {
+		m.publish(changed)
+	}
 	return memory.SessionEndResult{Status: status}, nil
 }
 
@@ -639,6 +653,11 @@ func (m *Memory) Status(ctx context.Context) (memory.Status, error) {
 	if ps := m.Paused(); len(ps) > 0 {
 		st.Paused = ps
 	}
+	if m.store.durable != nil {
+		s := m.store.syncStats()
+		st.Sync = &memory.SyncStatus{WindowMs: millis(SyncWindow), Syncs: s.Syncs, LastLagMs: millis(s.LastLag), MaxLagMs: millis(s.MaxLag),
+			MaxStartMs: millis(s.MaxStart), MaxSyncMs: millis(s.MaxSync), Errors: s.Errors}
+	}
 	select {
 	case <-m.loaded:
 	default:
@@ -654,6 +673,22 @@ func (m *Memory) Status(ctx context.Context) (memory.Status, error) {
 	}
 	return st, nil
 }
+
+// WaitSynced returns once every write acknowledged before the call is on
+// disk; at once when writes are not synced (InMemory, NoSync).
+func (m *Memory) WaitSynced() error {
+	if m.store.durable == nil {
+		return nil
+	}
+	return m.store.durable.Wait()
+}
+
+// SyncStats returns how the group sync has kept its window (SyncWindow)
+// since Open; zero when writes are not synced (InMemory, NoSync).
+func (m *Memory) SyncStats() SyncStats { return m.store.syncStats() }
+
+// millis is d in milliseconds, to a microsecond.
+func millis(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 func clipBytes(s string, n int) string {
 	if len(s) <= n {

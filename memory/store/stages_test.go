@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -588,6 +589,53 @@ func TestSaveKeepsTheAnchorOfASelection(t *testing.T) {
 	}
 }
 
+// A memory a person saves is kept as theirs; one longer than a memory
+// keeps is cut, and the result says so; whoever else is named is refused.
+func TestSaveSaysWhoSavedAndWhatWasCut(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	r, err := m.Save(ctx, memory.SaveParams{Project: "shop", Text: strings.Repeat("x", memory.MaxMessageBytes+10), By: memory.SavedByPerson})
+	if err != nil || !r.Truncated {
+		t.Fatalf("save of %d bytes: %+v, %v; want it cut", memory.MaxMessageBytes+10, r, err)
+	}
+	got, err := m.Get(ctx, memory.IDsParams{IDs: []uint64{r.ID}})
+	if err != nil || len(got.Observations) != 1 {
+		t.Fatalf("get #%d: %v", r.ID, err)
+	}
+	if o := got.Observations[0]; o.SavedBy != memory.SavedByPerson || !strings.Contains(o.Markdown(), " · saved by a person") {
+		t.Fatalf("saved by %q:\n%s", o.SavedBy, o.Markdown())
+	}
+	r, err = m.Save(ctx, memory.SaveParams{Project: "shop", Text: strings.Repeat("y", memory.MaxMessageBytes)})
+	if err != nil || r.Truncated {
+		t.Fatalf("save of exactly the most a memory keeps: %+v, %v", r, err)
+	}
+	if _, err := m.Save(ctx, memory.SaveParams{Project: "shop", Text: "z", By: "robot"}); !errors.Is(err, memory.ErrInvalid) {
+		t.Fatalf("save by a robot: %v, want invalid", err)
+	}
+}
+
+// A search says whether more hits match than its limit let through, and
+// its total is what it returned.
+func TestSearchSaysWhetherMoreMatch(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	for _, text := range []string{"the invoice rounds half-even", "the invoice total is in cents", "an invoice has lines"} {
+		if _, err := m.Save(ctx, memory.SaveParams{Project: "shop", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitIdle(t, m)
+	for _, tc := range []struct {
+		limit int
+		more  bool
+	}{{1, true}, {2, true}, {3, false}, {20, false}} {
+		r, err := m.Search(ctx, memory.SearchParams{Query: "invoice", Limit: tc.limit})
+		if err != nil || len(r.Hits) != min(tc.limit, 3) || r.Total != len(r.Hits) || r.More != tc.more || r.Closest {
+			t.Errorf("limit %d: %d hits, total %d, more %t, closest %t, %v; want more %t", tc.limit, len(r.Hits), r.Total, r.More, r.Closest, err, tc.more)
+		}
+	}
+}
+
 // Observations made before evidence was kept cannot get it (their events
 // are gone); doctor notes how many there are, leaving out saved notes,
 // which have no event.
@@ -637,5 +685,35 @@ func TestFootprintCountsEachRecordInItsFamily(t *testing.T) {
 		if got[name] != want {
 			t.Errorf("%s: %d keys, want %d (all: %v)", name, got[name], want, got)
 		}
+	}
+}
+
+// A tool event whose output is over memory.MaxToolJSONBytes is queued
+// with its output cut to it, its shape, its start and its end kept.
+func TestPostToolUseKeepsABigOutputCut(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true, Agent: blockedAgent{}})
+	out := "START " + strings.Repeat("line of build output\n", 100_000) + " END"
+	resp, _ := json.Marshal(map[string]any{"stdout": out, "exitCode": 2})
+	if _, err := m.PostToolUse(context.Background(), memory.ToolUseParams{ContentSessionID: "big", Cwd: "/src/shop", ToolName: "Bash",
+		ToolInput: json.RawMessage(`{"command":"make"}`), ToolResponse: resp}); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := store.Queued(m, 10)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("queued %v, %v", evs, err)
+	}
+	got := evs[0].ToolResponse
+	if len(got) > memory.MaxToolJSONBytes {
+		t.Errorf("kept %d bytes, over %d", len(got), memory.MaxToolJSONBytes)
+	}
+	var v struct {
+		Stdout   string `json:"stdout"`
+		ExitCode int    `json:"exitCode"`
+	}
+	if err := json.Unmarshal(got, &v); err != nil || v.ExitCode != 2 {
+		t.Fatalf("the output lost its shape: %v: %.100s", err, got)
+	}
+	if !strings.HasPrefix(v.Stdout, "START line") || !strings.HasSuffix(v.Stdout, "output\n END") || !strings.Contains(v.Stdout, "bytes cut") {
+		t.Errorf("the output lost its start, end or note: %.60q … %.60q", v.Stdout, v.Stdout[len(v.Stdout)-60:])
 	}
 }

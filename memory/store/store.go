@@ -51,6 +51,7 @@ const SchemaVersion = 2
 //	x/<xid>                             context injection audit
 //	i/xs/<contentSessionId>\x00<xid>    a content session's injections
 //	i/ek/<eventKey>                     result of an idempotent call (TTL)
+//	meta/journal                        how far the hooks' journal was read (journal.go)
 var (
 	keySchema = []byte("meta/schema")
 	keyEmbed  = []byte("meta/embedder")
@@ -153,11 +154,10 @@ type databaseOptions struct {
 	// ReadOnly opens the store to read it only: no schema check or
 	// migration, no sequences.
 	ReadOnly bool
-	// Durable makes every acknowledged write survive power loss: writes
-	// that clients are answered for wait for an fsync, shared by all the
-	// writers of the moment (group commit). Without it a write survives a
-	// crash of the process (Badger writes through mmap) but not of the
-	// machine.
+	// Durable syncs every acknowledged write to disk within SyncWindow,
+	// in groups (groupsync.go), so that it survives a power loss once its
+	// window has passed. Without it a write survives a crash of the process
+	// (Badger writes through mmap) but not of the machine.
 	Durable bool
 	Logger  *slog.Logger
 }
@@ -168,7 +168,7 @@ type database struct {
 	db      *badger.DB
 	seqs    map[string]*badger.Sequence
 	log     *slog.Logger
-	durable *groupSync // nil: no fsync before acknowledging
+	durable *groupSync // nil: no syncs but Badger's own
 }
 
 // ErrLocked is returned by Open when another process owns the data
@@ -220,9 +220,6 @@ func openDatabase(dir string, o databaseOptions) (*database, error) {
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	s := &database{db: db, seqs: map[string]*badger.Sequence{}, log: log}
-	if o.Durable && !o.InMemory {
-		s.durable = newGroupSync(db.Sync)
-	}
 	if o.ReadOnly {
 		return s, nil
 	}
@@ -237,6 +234,9 @@ func openDatabase(dir string, o databaseOptions) (*database, error) {
 			return nil, fmt.Errorf("open sequence %s: %w", name, err)
 		}
 		s.seqs[name] = seq
+	}
+	if o.Durable && !o.InMemory {
+		s.durable = newGroupSync(db.Sync)
 	}
 	return s, nil
 }
@@ -280,10 +280,15 @@ func (s *database) checkSchema() error {
 	})
 }
 
-// Close releases the sequences and closes Badger.
+// Close releases the sequences, stops the group sync and closes Badger.
 func (s *database) Close() error {
 	for _, seq := range s.seqs {
 		_ = seq.Release()
+	}
+	if s.durable != nil {
+		if err := s.durable.Close(); err != nil {
+			s.log.Warn("the last group sync failed; closing Badger syncs again", "err", err)
+		}
 	}
 	return s.db.Close()
 }
@@ -343,18 +348,25 @@ func (s *database) update(ctx context.Context, fn func(txn *badger.Txn) error) e
 }
 
 // updateDurable is update for writes a client is answered for: it returns
-// once the write is on disk.
+// once Badger holds the write (it survives a kill of the process) and a
+// group sync that carries it to disk is on its way (it survives a power
+// loss once SyncWindow has passed).
 func (s *database) updateDurable(ctx context.Context, fn func(txn *badger.Txn) error) error {
 	if err := s.update(ctx, fn); err != nil {
 		return err
 	}
-	if s.durable == nil {
-		return nil
-	}
-	if err := s.durable.Wait(); err != nil {
-		return fmt.Errorf("sync: %w", err)
+	if s.durable != nil {
+		s.durable.Soon()
 	}
 	return nil
+}
+
+// syncStats returns how the group sync kept its window; zero without one.
+func (s *database) syncStats() SyncStats {
+	if s.durable == nil {
+		return SyncStats{}
+	}
+	return s.durable.Stats()
 }
 
 func (s *database) view(fn func(txn *badger.Txn) error) error { return s.db.View(fn) }

@@ -33,9 +33,8 @@ require (
 	github.com/mschoch/smat v0.2.0 // indirect
 	github.com/philippgille/chromem-go v0.7.0 // indirect
 	go.etcd.io/bbolt v1.4.0 // indirect
-	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect
 )
 

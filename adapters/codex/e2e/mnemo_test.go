@@ -381,4 +381,4 @@ func TestMnemoPromptRecall(t *testing.T) {
 // delivered matches the hook log's debug record of a delivered event and
 // captures the event, the host, the tool (PostToolUse) and how long the hook
 // took.
-var delivered = regexp.MustCompile(`(?m)msg=delivered event=(\w+) session=\S+ host=(\S+)(?: tool=(\S+))?.* took=(\S+)`)
+var delivered = regexp.MustCompile(`(?m)msg=(?:delivered|journaled) event=(\w+) session=\S+ host=(\S+)(?: tool=(\S+))?.* took=(\S+)`)

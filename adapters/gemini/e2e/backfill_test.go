@@ -36,6 +36,6 @@ func TestMnemoBackfillEqualsLive(t *testing.T) {
 	harness.BackfillEqualsLive{
 		World: h.World, Env: h.env(), Mnemo: h.mnemo, Bin: mnemoBin,
 		Args: []string{"backfill", "gemini"},
-		Said: "back-filled 1 sessions: 1 prompts, 6 tool events, 1 turns",
+		Said: "back-filled 1 session: 1 prompt, 6 tool events, 1 turn",
 	}.Check(t)
 }

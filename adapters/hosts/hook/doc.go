@@ -4,18 +4,27 @@
 //   - Run reads one hook payload from stdin in the host's dialect
 //     (hosts.Wire), maps it onto one call of the daemon (Translate),
 //     strips private tags and redacts secrets before anything leaves the
-//     process, calls the daemon over its Unix socket within a hard
-//     per-stage deadline (hosts.Stage.Budget), and prints a valid answer in
-//     the host's shape (hosts.Answer), with SessionStart's context or a
-//     prompt's recall as additionalContext where the host takes it. It
-//     never blocks or breaks its host: on any failure it prints a valid
-//     empty answer, exits 0, logs to $MNEMO_HOME/logs/hook.log and appends
-//     the call to the spool.
+//     process, and hands the call over: a stage whose answer carries
+//     nothing for the agent (a tool event, Stop, SessionEnd) appends it
+//     to the journal and is done once the system holds it; SessionStart
+//     and UserPromptSubmit call the daemon over its Unix socket within a
+//     hard per-stage deadline (hosts.Stage.Budget) and print SessionStart's
+//     context or a prompt's recall as additionalContext where the host
+//     takes it. Every answer is valid in the host's shape (hosts.Answer).
+//     It never blocks or breaks its host: on any failure it prints a valid
+//     empty answer, exits 0, logs to $MNEMO_HOME/logs/hook.log and, for
+//     every stage but SessionStart, journals the call.
+//   - The journal, $MNEMO_HOME/spool/journal (AppendJournal,
+//     JournalReader; journal.go): calls the daemon takes in order, from
+//     where it left off, and syncs to disk within its window. A hook that
+//     finds no daemon running fsyncs its record itself and starts one
+//     without waiting for it (rpc.StartDetached).
 //   - The spool, $MNEMO_HOME/spool/hooks.jsonl (AppendSpool, TakeSpool,
-//     IngestSpool): the calls a hook could not deliver in time, fsynced,
-//     for the daemon to ingest when it starts. Every call carries an
-//     eventKey, so a call that reached the daemon but whose answer was lost
-//     is stored once even when it is replayed.
+//     IngestSpool): calls older hooks could not deliver, and calls the
+//     journal could not take, fsynced, for the daemon to ingest when it
+//     starts. Every call carries an eventKey, so a call that reached the
+//     daemon but whose answer was lost is stored once even when it is
+//     replayed, from the journal or the spool.
 //   - The hook never reads a transcript: at Stop it sends the transcript's
 //     path and the host's last message, and the daemon reads the turn's
 //     texts (memory/transcript).

@@ -34,3 +34,11 @@ func DecodeHostPayload(raw []byte, host, event string) (*hosts.Payload, error) {
 	}
 	return w.Normalize(host, event), nil
 }
+
+// SetMaxPayload lowers the bound of the payload (MaxPayloadBytes) until
+// the test ends, so that a test of it need not write 64 MiB.
+func SetMaxPayload(tb interface{ Cleanup(func()) }, n int) {
+	old := maxPayload
+	maxPayload = n
+	tb.Cleanup(func() { maxPayload = old })
+}

@@ -87,12 +87,19 @@ func childDaemon(mode string) int {
 		b, _ := json.Marshal(recordedCall{Method: method, Params: params})
 		f.Write(append(b, '\n'))
 	}
-	s := &standIn{record: record}
+	s := &standIn{record: record, home: home}
 	ln, err := rpc.Listen(rpc.SocketPath(home))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child daemon:", err)
 		return 2
 	}
+	go func() {
+		// As the daemon does, it takes the journal in as it grows.
+		for ctx.Err() == nil {
+			s.catchUp()
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
 	s.serve(ctx, ln)
 	return 0
 }
@@ -105,14 +112,19 @@ type recordedCall struct {
 
 // standIn is a daemon stand-in: a real socket served with rpc.Serve,
 // rpc.RequireHello and an rpc.Mux whose handlers record each call and
-// answer as the daemon would.
+// answer as the daemon would. It takes the records of the hooks' journal
+// of its home as calls too, in their order: before it handles a call on
+// the socket and when it is asked for its calls, as the daemon takes them
+// before it answers any call.
 type standIn struct {
 	record func(method string, params map[string]any)
 	// fail, when set, answers the method with this error instead.
 	fail map[string]*rpc.Error
+	home string
 
-	mu    sync.Mutex
-	calls []recordedCall
+	mu      sync.Mutex
+	calls   []recordedCall
+	journal *hook.JournalReader
 }
 
 // The context the stand-in returns from mnemo/sessionStart.
@@ -130,7 +142,7 @@ func startStandIn(t testing.TB, home string) *standIn {
 	if err != nil {
 		t.Fatalf("listen: %v", err)
 	}
-	s := &standIn{}
+	s := &standIn{home: home}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -156,7 +168,48 @@ func (s *standIn) serve(ctx context.Context, ln net.Listener) {
 	})
 }
 
+// catchUp takes the journal's new records as calls.
+func (s *standIn) catchUp() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.home == "" {
+		return
+	}
+	if s.journal == nil {
+		r, err := hook.OpenJournalReader(hook.JournalPath(s.home), nil)
+		if err != nil {
+			panic(err)
+		}
+		s.journal = r
+	}
+	s.journal.Read(func(e hook.SpoolEntry) error {
+		var p map[string]any
+		if err := json.Unmarshal(e.Params, &p); err != nil {
+			panic(err)
+		}
+		p[journaledParam] = true
+		s.calls = append(s.calls, recordedCall{Method: e.Method, Params: p})
+		if s.record != nil {
+			s.record(e.Method, p)
+		}
+		return nil
+	})
+}
+
+// journaledParam marks the params of a call the stand-in took from the
+// journal; Calls leaves it out unless asked (journaled).
+const journaledParam = "(journaled)"
+
+// journaled reports whether c came through the journal, and takes the
+// mark off its params.
+func journaled(c recordedCall) bool {
+	j, _ := c.Params[journaledParam].(bool)
+	delete(c.Params, journaledParam)
+	return j
+}
+
 func (s *standIn) handle(method string, p map[string]any) (any, error) {
+	s.catchUp()
 	s.mu.Lock()
 	s.calls = append(s.calls, recordedCall{Method: method, Params: p})
 	fail := s.fail[method]
@@ -191,11 +244,31 @@ func (s *standIn) failWith(method string, e *rpc.Error) {
 	s.fail[method] = e
 }
 
-// Calls returns the calls received so far.
+// Calls returns the calls received so far, the journal's records
+// included (the mark of those is taken off: see journaledCalls).
 func (s *standIn) Calls() []recordedCall {
+	calls := s.journaledCalls()
+	for _, c := range calls {
+		journaled(c)
+	}
+	return calls
+}
+
+// journaledCalls returns the calls received so far, with the journal's
+// new records taken in; the params of those carry journaledParam.
+func (s *standIn) journaledCalls() []recordedCall {
+	s.catchUp()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]recordedCall(nil), s.calls...)
+	calls := make([]recordedCall, len(s.calls))
+	for i, c := range s.calls {
+		p := make(map[string]any, len(c.Params))
+		for k, v := range c.Params {
+			p[k] = v
+		}
+		calls[i] = recordedCall{Method: c.Method, Params: p}
+	}
+	return calls
 }
 
 // hangingDaemon listens on the socket of home, accepts connections and
@@ -302,6 +375,21 @@ func waitChildPIDs(t *testing.T, home string, n int) []int {
 	}
 }
 
+// waitChildCalls waits until a "serve" child daemon recorded n calls (it
+// takes the journal in a few milliseconds after a hook wrote it) and
+// returns them.
+func waitChildCalls(t *testing.T, home string, n int) []recordedCall {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		calls := childCalls(t, home)
+		if len(calls) >= n || time.Now().After(deadline) {
+			return calls
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // childCalls reads the calls a "serve" child daemon recorded.
 func childCalls(t *testing.T, home string) []recordedCall {
 	t.Helper()
@@ -369,6 +457,22 @@ func readSpool(t *testing.T, home string) []hook.SpoolEntry {
 			t.Fatalf("spool line %q: %v", line, err)
 		}
 		entries = append(entries, e)
+	}
+	return entries
+}
+
+// readJournal returns the records of the journal of home, from its
+// start.
+func readJournal(t *testing.T, home string) []hook.SpoolEntry {
+	t.Helper()
+	r, err := hook.OpenJournalReader(hook.JournalPath(home), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var entries []hook.SpoolEntry
+	if _, err := r.Read(func(e hook.SpoolEntry) error { entries = append(entries, e); return nil }); err != nil {
+		t.Fatal(err)
 	}
 	return entries
 }

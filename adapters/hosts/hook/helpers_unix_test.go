@@ -56,3 +56,17 @@ func isChild(pid int, home string) bool {
 	}
 	return false
 }
+
+// holdShared opens the journal file at path for appending and takes its
+// shared lock, as a hook does before its write; closing the file lets go.
+func holdShared(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}

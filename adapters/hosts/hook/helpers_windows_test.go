@@ -31,3 +31,19 @@ func stopChildren(t *testing.T, home string) {
 		windows.CloseHandle(h)
 	}
 }
+
+// holdShared opens the journal file at path for appending and takes its
+// shared lock, as a hook does before its write; closing the file lets go.
+func holdShared(t *testing.T, path string) *os.File {
+	t.Helper()
+	name, _ := windows.UTF16PtrFromString(path)
+	h, err := windows.CreateFile(name, windows.FILE_APPEND_DATA|windows.SYNCHRONIZE,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil, windows.OPEN_EXISTING, windows.FILE_ATTRIBUTE_NORMAL, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := windows.LockFileEx(h, 0, 0, ^uint32(0), ^uint32(0), new(windows.Overlapped)); err != nil {
+		t.Fatal(err)
+	}
+	return os.NewFile(uintptr(h), path)
+}

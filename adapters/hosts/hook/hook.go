@@ -18,12 +18,20 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/rpc"
 )
 
-// MaxPayloadBytes bounds the hook's stdin. A bigger payload is not
-// recorded; the hook answers and exits as always.
-const MaxPayloadBytes = 8 << 20
+// MaxPayloadBytes bounds the hook's stdin. A payload up to it is
+// recorded, its tool input and output cut to memory.MaxToolJSONBytes each
+// (their start and end kept); a bigger one is not recorded. Either way the
+// hook answers and exits as always, within its deadline: a 30 MB tool
+// output took it 0.4–0.5 s to read, clean and cut on a loaded 2-core
+// machine (TestRunHookBigToolResponse).
+const MaxPayloadBytes = 64 << 20
+
+// maxPayload is MaxPayloadBytes, lowered by tests of the bound.
+var maxPayload = MaxPayloadBytes
 
 // StdinWait bounds the wait for the payload: Claude Code writes it and
 // closes stdin as it starts the hook, so only a stdin nobody closes (the
@@ -64,9 +72,11 @@ type Config struct {
 	DaemonCommandFunc func() []string
 	// Now is the clock for spool entries; nil means time.Now.
 	Now func() time.Time
-	// Version is the hook's Mnemo version: an older daemon hands over to
-	// a new one started with DaemonCommand, a newer one refuses the hook
-	// (which then spools); see rpc.ConnectOptions.Version.
+	// Version is the hook's Mnemo version, as the build stamped it
+	// (rpc.ReleaseVersion reads it when the hook calls the daemon): an
+	// older daemon hands over to a new one started with DaemonCommand, a
+	// newer one refuses the hook (which then journals the call); see
+	// rpc.ConnectOptions.Version.
 	Version string
 }
 
@@ -90,19 +100,24 @@ func NewEventKey() string {
 // Code.
 //
 // It reads the payload from cfg.Stdin (at most MaxPayloadBytes), maps it
-// with Translate, and calls the daemon within the stage's Budget: it
-// connects to the daemon of cfg.Home as rpc.ClientHook, starting it with
-// cfg.DaemonCommand (or DaemonCommandFunc's) when the stage may (lock
-// <home>/run/start.lock), and makes the one call (rpc.CallOnce). It
-// prints the answer on
-// cfg.Stdout: for the stages whose answer carries context (SessionStart's,
-// a prompt's recall) that context as hookSpecificOutput.additionalContext,
-// else {}, and for events Mnemo does not handle nothing.
+// with Translate, and hands the call over. A stage whose answer carries
+// no context appends it to the journal of cfg.Home (AppendJournal) and
+// answers once the system holds it; when no daemon runs it fsyncs the
+// record and, when the stage may, starts one with cfg.DaemonCommand (or
+// DaemonCommandFunc's) without waiting (rpc.StartDetached). SessionStart
+// and UserPromptSubmit call the daemon within the stage's Budget: they
+// connect as rpc.ClientHook, starting the daemon when none runs (lock
+// <home>/run/start.lock), and make the one call (rpc.CallOnce). It
+// prints the answer on cfg.Stdout: for the stages whose answer carries
+// context (SessionStart's, a prompt's recall) that context as
+// hookSpecificOutput.additionalContext, else {}, and for events Mnemo
+// does not handle nothing.
 //
 // On any failure (bad payload, no daemon, deadline, error response) it
 // prints the same empty answer, logs to <home>/logs/hook.log (ids and
 // sizes only, never prompt text or tool contents), and, for every stage
-// but SessionStart, appends the call to the spool (AppendSpool).
+// but SessionStart, journals the call (the spool when the journal cannot
+// take it).
 func Run(ctx context.Context, cfg Config) int {
 	start := time.Now()
 	h := &hook{cfg: cfg, start: start}
@@ -209,6 +224,24 @@ func (h *hook) run(ctx context.Context) {
 		return
 	}
 
+	if h.cfg.Home != "" && h.privateTurn(log, stage, params) {
+		log.Debug("not recorded", "reason", "the turn's prompt is private")
+		h.answer(nil)
+		return
+	}
+	if !stage.Context && h.cfg.Home != "" {
+		// Nothing in the answer for the agent: the event is handed over
+		// once the system holds it in the journal, and the daemon takes it
+		// from there.
+		err := h.journal(stage, method, params, true)
+		if err == nil {
+			log.Debug("journaled", "method", method, "bytes", size, "took", time.Since(h.start), "stdin", read.Sub(h.start))
+			h.answer(nil)
+			return
+		}
+		log.Warn("journal: not written; calling the daemon", "method", method, "err", err)
+	}
+
 	deadline := read.Add(stage.Budget)
 	if stage.Spools {
 		deadline = deadline.Add(-stage.Budget / 10)
@@ -238,6 +271,14 @@ func (h *hook) run(ctx context.Context) {
 		log.Log(ctx, level, "not delivered", "method", method, "took", time.Since(h.start), "err", err)
 		return
 	}
+	// The journal keeps it in its place among the session's events; the
+	// daemon takes it when it can (a replay of a call that did arrive
+	// changes nothing: its event key).
+	jerr := h.journal(stage, method, params, false)
+	if jerr == nil {
+		log.Log(ctx, level, "not delivered; journaled", "method", method, "took", time.Since(h.start), "err", err)
+		return
+	}
 	raw, merr := json.Marshal(params)
 	if merr != nil {
 		log.Error("not delivered, and not spooled", "method", method, "err", err, "spoolErr", merr)
@@ -245,10 +286,81 @@ func (h *hook) run(ctx context.Context) {
 	}
 	spool := SpoolPath(h.cfg.Home)
 	if serr := AppendSpool(spool, SpoolEntry{Method: method, Params: raw, Time: h.cfg.Now()}); serr != nil {
-		log.Error("not delivered, and not spooled", "method", method, "err", err, "spoolErr", serr)
+		log.Error("not delivered, and neither journaled nor spooled", "method", method, "err", err, "journalErr", jerr, "spoolErr", serr)
 		return
 	}
-	log.Log(ctx, level, "not delivered; spooled", "method", method, "took", time.Since(h.start), "spool", spool, "err", err)
+	log.Log(ctx, level, "not delivered, not journaled; spooled", "method", method, "took", time.Since(h.start), "spool", spool, "err", err, "journalErr", jerr)
+}
+
+// privateTurn keeps the mark of the session's private turn (private.go)
+// and reports whether the call is an event of one: a prompt sets or clears
+// the mark, a session's end clears it.
+func (h *hook) privateTurn(log *slog.Logger, stage hosts.Stage, params any) bool {
+	var err error
+	switch p := params.(type) {
+	case *memory.UserPromptParams:
+		if !p.NoCapture {
+			err = markPrivateTurn(h.cfg.Home, p.ContentSessionID, p.Prompt == PrivateMarker)
+		}
+	case *memory.SessionEndParams:
+		err = markPrivateTurn(h.cfg.Home, p.ContentSessionID, false)
+	case *memory.ToolUseParams:
+		return inPrivateTurn(h.cfg.Home, p.ContentSessionID)
+	case *memory.StopParams:
+		return inPrivateTurn(h.cfg.Home, p.ContentSessionID)
+	}
+	if err != nil {
+		log.Warn("private turn mark", "stage", stage.Event, "err", err)
+	}
+	return false
+}
+
+// journal appends the call to the journal (AppendJournal), stamped with
+// the time of the event. When no daemon runs it also fsyncs the record
+// (no daemon will sync it within its window) and, for a stage that may
+// (start: the stage's StartsDaemon), starts one without waiting for it.
+func (h *hook) journal(stage hosts.Stage, method string, params any, start bool) error {
+	now := h.cfg.Now().UTC() // no time zone to load
+	stamp(params, now)
+	raw, err := encodeParams(params)
+	if err != nil {
+		return fmt.Errorf("journal: %w", err)
+	}
+	sock := rpc.SocketPath(h.cfg.Home)
+	running := rpc.DaemonRunning(sock)
+	if err := AppendJournal(JournalPath(h.cfg.Home), method, raw, now, !running); err != nil {
+		return err
+	}
+	if running || !start || !stage.StartsDaemon {
+		return nil
+	}
+	command := h.cfg.DaemonCommand
+	if len(command) == 0 && h.cfg.DaemonCommandFunc != nil {
+		command = h.cfg.DaemonCommandFunc()
+	}
+	if len(command) > 0 {
+		if _, err := rpc.StartDetached(rpc.StartFor(h.cfg.Home, command, 0)); err != nil {
+			h.log.Warn("journaled; no daemon running, and it did not start", "err", err)
+		}
+	}
+	return nil
+}
+
+// stamp sets the time of the stage in params (At), for a call the daemon
+// may take a while after it happened.
+func stamp(params any, at time.Time) {
+	switch p := params.(type) {
+	case *memory.ToolUseParams:
+		p.At = at
+	case *memory.StopParams:
+		p.At = at
+	case *memory.SessionEndParams:
+		p.At = at
+	case *memory.UserPromptParams:
+		p.At = at
+	case *memory.SessionStartParams:
+		p.At = at
+	}
 }
 
 // call makes the stage's call to the daemon, bounded by ctx: the hello and
@@ -260,7 +372,7 @@ func (h *hook) call(ctx context.Context, stage hosts.Stage, method string, param
 	if h.cfg.Home == "" {
 		return errors.New("no Mnemo home directory")
 	}
-	o := rpc.ConnectOptions{Home: h.cfg.Home, Client: rpc.ClientHook, Attempts: 1, Version: h.cfg.Version, Logger: h.log}
+	o := rpc.ConnectOptions{Home: h.cfg.Home, Client: rpc.ClientHook, Attempts: 1, Version: rpc.ReleaseVersion(h.cfg.Version), Logger: h.log}
 	if stage.StartsDaemon {
 		// The command is looked for only once a daemon must be started:
 		// none listens, or an older one hands over.
@@ -356,37 +468,90 @@ func (h *hook) noPayload() {
 var errStdinWait = errors.New("no payload on stdin in time")
 
 // readPayload decodes one JSON object from r, in any host's dialect,
-// reading at most MaxPayloadBytes. A field of an unexpected type is left
-// empty and the rest is kept: a host may change a field's type, and the
-// hook should record what it can.
+// reading at most MaxPayloadBytes, and no further than the object's end
+// (a host may keep its end of the pipe open). A field of an unexpected
+// type is left empty and the rest is kept: a host may change a field's
+// type, and the hook should record what it can (hosts.DecodeWire).
 func readPayload(r io.Reader) (*hosts.Wire, int64, error) {
 	if r == nil {
 		return nil, 0, errors.New("no stdin")
 	}
-	cr := &countReader{r: io.LimitReader(r, MaxPayloadBytes)}
-	var w hosts.Wire
-	err := json.NewDecoder(cr).Decode(&w)
-	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
-		err = nil // one field of an unexpected type; the rest is decoded
-	}
-	if err != nil {
-		if cr.n >= MaxPayloadBytes {
-			return nil, cr.n, fmt.Errorf("payload over %d bytes: %w", MaxPayloadBytes, err)
+	buf := make([]byte, 0, 16<<10)
+	var end valueEnd
+	for !end.done {
+		if len(buf) == cap(buf) {
+			if len(buf) > maxPayload {
+				return nil, int64(len(buf)), fmt.Errorf("payload over %d bytes", maxPayload)
+			}
+			// Four times as much each time: a big payload is copied
+			// about a third of its size more, not its size. A new buffer
+			// of that size is fresh memory the runtime need not clear
+			// (append would clear and copy the growth too).
+			grown := make([]byte, len(buf), len(buf)+min(3*cap(buf), maxPayload+1-len(buf)))
+			copy(grown, buf)
+			buf = grown
 		}
-		return nil, cr.n, err
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		end.feed(buf[len(buf) : len(buf)+n])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, int64(len(buf)), err
+		}
 	}
-	return &w, cr.n, nil
+	if len(buf) > maxPayload {
+		return nil, int64(len(buf)), fmt.Errorf("payload over %d bytes", maxPayload)
+	}
+	w, _, err := hosts.DecodeWire(buf)
+	return w, int64(len(buf)), err
 }
 
-type countReader struct {
-	r io.Reader
-	n int64
+// valueEnd finds where the JSON value a stream starts with ends, as its
+// bytes come in: an object's or an array's closing bracket (done); a
+// value of another kind ends with the stream.
+type valueEnd struct {
+	started, done, scalar bool
+	depth                 int
+	inString, escaped     bool
 }
 
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
+func (v *valueEnd) feed(b []byte) {
+	for i := 0; i < len(b) && !v.done && !v.scalar; i++ {
+		c := b[i]
+		if !v.started {
+			switch c {
+			case ' ', '\t', '\n', '\r':
+				continue
+			case '{', '[':
+				v.started, v.depth = true, 1
+			default:
+				v.started, v.scalar = true, true
+			}
+			continue
+		}
+		if v.inString {
+			switch {
+			case v.escaped:
+				v.escaped = false
+			case c == '\\':
+				v.escaped = true
+			case c == '"':
+				v.inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			v.inString = true
+		case '{', '[':
+			v.depth++
+		case '}', ']':
+			v.depth--
+			v.done = v.depth == 0
+		}
+	}
 }
 
 // logPath is <home>/logs/hook.log, or "" without a home.
@@ -394,14 +559,18 @@ func (h *hook) logPath() string {
 	if h.cfg.Home == "" {
 		return ""
 	}
-	return filepath.Join(h.cfg.Home, "logs", "hook.log")
+	return LogPath(h.cfg.Home)
 }
 
 // logLevel is MNEMO_LOG_LEVEL's (debug, info, warn, error), default info.
 // Delivered events log at debug, so a healthy hook writes nothing.
 func logLevel() slog.Level {
+	v := strings.TrimSpace(os.Getenv("MNEMO_LOG_LEVEL"))
+	if v == "" {
+		return slog.LevelInfo
+	}
 	var l slog.Level
-	if err := l.UnmarshalText([]byte(strings.TrimSpace(os.Getenv("MNEMO_LOG_LEVEL")))); err != nil {
+	if err := l.UnmarshalText([]byte(v)); err != nil {
 		return slog.LevelInfo
 	}
 	return l

@@ -3,7 +3,6 @@
 package hook
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -24,10 +23,9 @@ func readFile(ctx context.Context, f *os.File, wait time.Time) (input, bool) {
 	}
 	var in input
 	cerr := rc.Control(func(fd uintptr) {
-		// One read gets a payload of up to 64 KB, not the
-		// decoder's growing 512-byte steps.
-		r := bufio.NewReaderSize(&pollReader{fd: int(fd), deadline: wait, ctx: ctx}, 64<<10)
-		w, size, err := readPayload(r)
+		// readPayload reads into its own buffer: one read gets a
+		// payload of up to 16 KB, and bigger ones in growing steps.
+		w, size, err := readPayload(&pollReader{fd: int(fd), deadline: wait, ctx: ctx})
 		in = input{w, size, err}
 	})
 	return in, cerr == nil

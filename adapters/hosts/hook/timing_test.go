@@ -46,7 +46,8 @@ func execHook(tb testing.TB, bin, event string, payload []byte) (string, time.Du
 }
 
 // TestHookProcessTiming builds mnemo-hook and runs it 50 times per stage
-// against a live stand-in daemon, start to exit, and logs the median and
+// against a live stand-in daemon (PostToolUse by the journal, SessionStart
+// on the socket), start to exit, and logs the median and
 // the maximum (docs/architecture.md §9's budget: p50 ≤ 5 ms with the daemon warm). The
 // numbers are reported, not asserted (they depend on the machine's load;
 // `just bench` runs BenchmarkHookProcess); what is asserted is that every
@@ -91,8 +92,8 @@ func TestHookProcessTiming(t *testing.T) {
 	}
 }
 
-// BenchmarkHookProcess is the hook process, start to exit, delivering a
-// PostToolUse to a warm daemon (a stand-in that answers at once).
+// BenchmarkHookProcess is the hook process, start to exit, handing a
+// PostToolUse over (the journal, a stand-in daemon running).
 func BenchmarkHookProcess(b *testing.B) {
 	dir := b.TempDir()
 	home := filepath.Join(dir, "mnemo")

@@ -230,19 +230,37 @@ func cleanText(log *slog.Logger, field, s string) string {
 // and sent as a JSON string. Absent and null values stay absent.
 //
 // Inlined binary data (an image the CLI read or was given, as base64) is
-// replaced by a note of its size: it is nothing a memory can search.
+// replaced by a note of its size: it is nothing a memory can search. A
+// value over memory.MaxToolJSONBytes is cut to it (memory.ShrinkJSON): the
+// daemon keeps no more, and the journal's record stays small.
 func cleanJSON(log *slog.Logger, field string, raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	out, err := privacy.CleanJSON(raw)
+	if len(raw) > preCut && !privacy.MayHaveTag(raw) {
+		raw = memory.ShrinkJSON(raw, preCut)
+	}
+	// The payload's decoder validated it (hosts.DecodeWire), and the
+	// JSON a dialect rewrites is json.Marshal's. Cleaned whole first: a
+	// cut must not split a secret or a private part.
+	out, err := privacy.CleanValidJSON(raw)
 	if err == nil {
-		return dropBase64(out)
+		return memory.ShrinkJSON(dropBase64(out), memory.MaxToolJSONBytes)
 	}
 	log.Warn("clean JSON as text", "field", field, "err", err)
 	out, _ = json.Marshal(cleanText(log, field, string(raw)))
 	return out
 }
+
+// preCut is the size past which a tool's JSON is cut before it is
+// cleaned, to four times what is kept of it: cleaning is most of a big
+// event's cost (a 30 MB output took 0.5 s of a loaded machine's time to
+// clean whole). It is safe: what the hook keeps in the end lies within the
+// first and last quarter of what the pre-cut keeps of each string, so a
+// secret the pre-cut splits is never in it and is cut away whole; and the
+// pre-cut is made only when the JSON holds no tag the privacy filter
+// strips, whose pairs a cut could break.
+const preCut = 4 * memory.MaxToolJSONBytes
 
 // minBase64 is the shortest JSON string dropBase64 takes for data.
 const minBase64 = 1024

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
@@ -18,6 +20,20 @@ import (
 // Windows). Install and Uninstall recognize Mnemo's hooks by it, wherever
 // the binary lives.
 const HookBinary = "mnemo-hook" + exeSuffix
+
+// MnemoOnPath is MCPOptions.Mnemo for a file people share (a project's
+// .vscode/mcp.json, .mcp.json): the mnemo binary by its name, found on
+// each person's PATH, not this machine's path to it.
+const MnemoOnPath = "mnemo" + exeSuffix
+
+// checkMnemo refuses an MCP server's command that is neither an absolute
+// path nor MnemoOnPath.
+func checkMnemo(mnemo string) error {
+	if !filepath.IsAbs(mnemo) && mnemo != MnemoOnPath {
+		return fmt.Errorf("install: the mnemo binary must be an absolute path or %q, not %q", MnemoOnPath, mnemo)
+	}
+	return nil
+}
 
 // Installer errors.
 var (
@@ -292,7 +308,11 @@ func editKey(root *object, key string, r *Result, change func(sub *object, r *Re
 // atomically, with its mode. change reports whether what it made is worth
 // creating the file for, when there was none. drop, if not nil, says
 // whether the edited file is to be deleted instead (a file of Mnemo's own
-// with nothing of Mnemo's left in it).
+// with nothing of Mnemo's left in it). A file that held nothing but what
+// change removed is deleted too, with the folders it leaves empty
+// (RemoveEmptyDirs): a project's .vscode/mcp.json or .claude/settings.json
+// that an install made goes at uninstall, not left as an empty object
+// and a backup for git status to show.
 func editFile(path string, now func() time.Time, drop func(root object) bool, change func(root *object, r *Result) (keep bool, err error)) (Result, error) {
 	if now == nil {
 		now = time.Now
@@ -349,6 +369,12 @@ func editFile(path string, now func() time.Time, drop func(root object) bool, ch
 		text = indented.Bytes()
 	}
 
+	if exists && len(root) == 0 && len(r.Removed) > 0 && strings.Join(strings.Fields(string(text)), "") == "{}" {
+		// Nothing but what was taken out, not even a comment: the file
+		// goes, as one of Mnemo's own does.
+		deleting = true
+	}
+
 	mode := fs.FileMode(0o600)
 	if exists {
 		fi, err := os.Stat(real)
@@ -370,6 +396,7 @@ func editFile(path string, now func() time.Time, drop func(root object) bool, ch
 		if err := atomicfile.SyncDir(filepath.Dir(real)); err != nil {
 			return r, fmt.Errorf("settings: fsync folder: %w", err)
 		}
+		RemoveEmptyDirs(filepath.Dir(real))
 		r.Changed, r.Deleted = true, true
 		return r, nil
 	}
@@ -504,8 +531,46 @@ func IsMnemoCommand(command string) bool {
 	return prog != "" && filepath.Base(prog) == HookBinary
 }
 
-// backup copies the current settings to <path>.bak-<time>, durably.
+// backupStamp is the end of a backup's name: <path>.bak-<time>[-n].
+var backupStamp = regexp.MustCompile(`^\d{8}T\d{6}Z(-\d+)?$`)
+
+// backup copies the current settings to <path>.bak-<time>, durably, and
+// then removes the older copies it made of path: one backup per file,
+// the file as it was before the last change (installs and uninstalls
+// would otherwise leave a copy each).
 func backup(path string, data []byte, mode fs.FileMode, now time.Time) (string, error) {
+	name, err := writeBackup(path, data, mode, now)
+	if err != nil {
+		return "", err
+	}
+	older, _ := filepath.Glob(path + ".bak-*")
+	for _, b := range older {
+		if b != name && backupStamp.MatchString(strings.TrimPrefix(b, path+".bak-")) {
+			os.Remove(b)
+		}
+	}
+	return name, nil
+}
+
+// RemoveEmptyDirs removes dir, and then its parent, when it is empty and
+// a host's folder (a dot folder, or one in a dot folder): the folders an
+// install made (.github/hooks, .vscode, .cursor/rules) for a file an
+// uninstall deleted (a rules file too: the command line calls it).
+// A folder that holds anything stays, and so does a project's or the
+// home (.vscode's parent).
+func RemoveEmptyDirs(dir string) {
+	for range 2 {
+		if !strings.HasPrefix(filepath.Base(dir), ".") && !strings.HasPrefix(filepath.Base(filepath.Dir(dir)), ".") {
+			return
+		}
+		if os.Remove(dir) != nil {
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+func writeBackup(path string, data []byte, mode fs.FileMode, now time.Time) (string, error) {
 	stamp := now.UTC().Format("20060102T150405Z")
 	for i := 0; ; i++ {
 		name := path + ".bak-" + stamp
@@ -669,8 +734,8 @@ func MCPConfigPath(scope, projectDir, home string) (string, error) {
 // server, with the same backup, atomic write and refusal of invalid files
 // as Install. A second InstallMCP changes nothing.
 func InstallMCP(path, mnemoPath string, now func() time.Time) (Result, error) {
-	if !filepath.IsAbs(mnemoPath) {
-		return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", mnemoPath)
+	if err := checkMnemo(mnemoPath); err != nil {
+		return Result{}, err
 	}
 	return installMCPEntry(path, "mcpServers", map[string]any{"type": "stdio", "command": mnemoPath, "args": []string{"mcp"}, "env": map[string]string{}}, now)
 }
@@ -704,6 +769,7 @@ func installMCPEntry(path, key string, entry any, now func() time.Time) (Result,
 
 // uninstallMCPEntry removes the server MCPServerName from the object
 // under key.
+// A file left holding nothing is deleted (editFile).
 func uninstallMCPEntry(path, key string) (Result, error) {
 	return edit(path, key, nil, func(servers *object, r *Result) error {
 		if _, had := servers.get(MCPServerName); had {

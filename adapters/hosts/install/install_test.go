@@ -197,6 +197,44 @@ func TestInstall(t *testing.T) {
 	}
 }
 
+// Each change backs the file up, and keeps one backup of it: the newest
+// (a person's own .bak- file stays).
+func TestInstallKeepsOneBackup(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(userSettings), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	hook := filepath.Join(dir, "bin", "mnemo-hook")
+	mine := path + ".bak-mine"
+	if err := os.WriteFile(mine, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var before []byte
+	for i := range 3 {
+		at := func() time.Time { return fixedNow().Add(time.Duration(i) * time.Hour) }
+		before, _ = os.ReadFile(path)
+		if _, err := install.Install(path, install.Options{HookPath: hook, Now: at}); err != nil {
+			t.Fatal(err)
+		}
+		if i < 2 {
+			if _, err := install.Uninstall(path); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	baks, _ := filepath.Glob(path + ".bak-*")
+	if len(baks) != 2 || baks[0] != path+".bak-20260304T070607Z" || baks[1] != mine {
+		t.Fatalf("after three installs and two uninstalls: backups %v, want the newest and the person's own", baks)
+	}
+	if b, _ := os.ReadFile(baks[0]); string(b) != string(before) {
+		t.Errorf("the backup holds %q, want the file before the last install", b)
+	}
+}
+
 func TestInstallNewFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "project", ".claude", "settings.json")
@@ -354,8 +392,8 @@ func TestUninstall(t *testing.T) {
 		if _, err := install.Uninstall(path); err != nil {
 			t.Fatal(err)
 		}
-		if data, _ := os.ReadFile(path); strings.TrimSpace(string(data)) != "{}" {
-			t.Errorf("left %s", data)
+		if data, err := os.ReadFile(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("left %q, %v; want the file that held only Mnemo's hooks gone", data, err)
 		}
 	})
 	t.Run("missing file", func(t *testing.T) {

@@ -72,7 +72,8 @@ type Installer struct {
 
 // MCPOptions say what InstallMCP registers.
 type MCPOptions struct {
-	// Mnemo is the absolute path of the mnemo binary, run as `mnemo mcp`.
+	// Mnemo is the absolute path of the mnemo binary, run as `mnemo mcp`,
+	// or MnemoOnPath in a file people share.
 	Mnemo string
 	// Env is set in the server's environment: some hosts (Codex CLI) start
 	// MCP servers with a few variables only, so a MNEMO_HOME of the user's
@@ -239,21 +240,23 @@ func installHooks(host string, events []string, f hookFormat, path string, o Opt
 
 // uninstallHooks takes Mnemo's hooks out of the hooks file at path.
 func uninstallHooks(f hookFormat, path string, now func() time.Time) (Result, error) {
-	var drop func(object) bool
-	if f.owned {
-		// Nothing left but the version Install wrote.
-		drop = func(root object) bool {
-			for _, m := range root {
-				if m.key != "version" {
-					return false
-				}
+	var removed bool
+	// Nothing left but the version Install wrote: a file of Mnemo's own
+	// goes; one of the host's (Cursor's hooks.json) when Mnemo's hooks
+	// were all it had.
+	drop := func(root object) bool {
+		for _, m := range root {
+			if m.key != "version" {
+				return false
 			}
-			return true
 		}
+		return f.owned || f.version && removed
 	}
 	return editFile(path, now, drop, func(root *object, r *Result) (bool, error) {
 		return editKey(root, "hooks", r, func(hooks *object, r *Result) error {
-			return removeEvents(hooks, f.shape, r)
+			err := removeEvents(hooks, f.shape, r)
+			removed = len(r.Removed) > 0
+			return err
 		})
 	})
 }
@@ -383,8 +386,8 @@ func hookInstaller(in Installer, f hookFormat) Installer {
 // with its command, arguments and environment.
 func jsonMCP(in Installer, key string, entry mcpEntry) Installer {
 	in.InstallMCP = func(path string, o MCPOptions) (Result, error) {
-		if !filepath.IsAbs(o.Mnemo) {
-			return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", o.Mnemo)
+		if err := checkMnemo(o.Mnemo); err != nil {
+			return Result{}, err
 		}
 		e := entry
 		e.Command, e.Args, e.Env = o.Mnemo, []string{"mcp"}, o.Env
@@ -554,8 +557,8 @@ func codexInstaller() Installer {
 	mcpPath := scoped(envCodexHome, ".codex", "config.toml", filepath.Join(".codex", "config.toml"))
 	in.MCPPath = mcpAt(mcpPath, "")
 	in.InstallMCP = func(path string, o MCPOptions) (Result, error) {
-		if !filepath.IsAbs(o.Mnemo) {
-			return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", o.Mnemo)
+		if err := checkMnemo(o.Mnemo); err != nil {
+			return Result{}, err
 		}
 		r, err := installCodexMCP(path, o)
 		r.Label = "MCP server"
@@ -602,14 +605,16 @@ func geminiInstaller() Installer {
 
 // Cursor's hooks.json: {"version": 1, "hooks": {"<event>": [{"command",
 // "timeout"}]}}, the timeout in seconds. Mnemo installs postToolUse and
-// postToolUseFailure, which cover every tool in current builds, not the
-// per-kind afterShellExecution, afterFileEdit and afterMCPExecution that
-// would record each tool twice.
+// postToolUseFailure, which cover every tool in current builds, and the
+// per-kind afterFileEdit and afterShellExecution of the builds before
+// them (1.7), whose edits and commands would be lost otherwise; a build
+// that sends both for one edit or command has it stored once (the hook's
+// de-duplication key names what it changed or ran).
 func cursorInstaller() Installer {
 	in := Installer{
 		Host: hosts.Cursor, Title: "Cursor",
 		Scopes:    []string{ScopeUser, ScopeProject},
-		Events:    []string{"sessionStart", "beforeSubmitPrompt", "postToolUse", "postToolUseFailure", "stop", "sessionEnd"},
+		Events:    []string{"sessionStart", "beforeSubmitPrompt", "postToolUse", "postToolUseFailure", "afterFileEdit", "afterShellExecution", "stop", "sessionEnd"},
 		HooksPath: scoped("", ".cursor", "hooks.json", filepath.Join(".cursor", "hooks.json")),
 		Rules:     filepath.Join(".cursor", "rules", "mnemo.mdc"),
 		RulesHead: "---\ndescription: Mnemo's memory of this project\nalwaysApply: true\n---\n",

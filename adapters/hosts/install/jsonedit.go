@@ -20,7 +20,8 @@ import (
 // spliceJSON writes the edited value over the file's own text, keeping the
 // text of every value that did not change and of every gap (commas,
 // whitespace, comments) between two members that are still neighbours.
-// Only what is new is formatted, in the file's own indentation.
+// Only what is new is formatted, in the file's own indentation and line
+// ending.
 
 // jsoncFile reports whether the host reads the file at path as JSON with
 // comments and trailing commas: VS Code's files (.vscode/, *.jsonc) and
@@ -188,7 +189,10 @@ func spliceJSON(data, stripped []byte, want json.RawMessage) (out []byte, ok boo
 	if err != nil {
 		return nil, false
 	}
-	s := splicer{data: data, stripped: stripped, unit: indentUnit(data)}
+	s := splicer{data: data, stripped: stripped, unit: indentUnit(data), eol: "\n"}
+	if bytes.Contains(data, []byte("\r\n")) {
+		s.eol = "\r\n" // a Windows file's new lines end as its old ones do
+	}
 	var b bytes.Buffer
 	b.Write(data[:root.start])
 	if err := s.render(&b, root, want); err != nil {
@@ -201,6 +205,7 @@ func spliceJSON(data, stripped []byte, want json.RawMessage) (out []byte, ok boo
 type splicer struct {
 	data, stripped []byte
 	unit           string // one level of indentation
+	eol            string // the file's line ending: "\r\n" or "\n"
 }
 
 // indentUnit is the file's level of indentation: the whitespace before
@@ -260,6 +265,9 @@ func (s *splicer) format(v json.RawMessage, indent string, compact bool) []byte 
 	}
 	if json.Indent(&b, v, indent, s.unit) != nil {
 		return v
+	}
+	if s.eol != "\n" {
+		return bytes.ReplaceAll(b.Bytes(), []byte("\n"), []byte(s.eol))
 	}
 	return b.Bytes()
 }
@@ -393,8 +401,8 @@ func (s *splicer) renderItems(b *bytes.Buffer, n *jnode, items []item) error {
 		}
 	} else {
 		oneLine = false
-		lead = "\n" + indent + s.unit
-		tail = "\n" + indent
+		lead = s.eol + indent + s.unit
+		tail = s.eol + indent
 		sep = lead
 	}
 	if colon == "" || strings.ContainsAny(colon, "/") {

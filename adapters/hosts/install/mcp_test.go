@@ -52,3 +52,34 @@ func TestInstallMCPKeepsTheRest(t *testing.T) {
 		t.Fatal("a relative mnemo path was accepted")
 	}
 }
+
+// An MCP file the install made for Mnemo's server alone goes at
+// uninstall, with the folder it leaves empty; a file with nothing of
+// Mnemo's in it is not touched, however empty.
+func TestUninstallMCPDeletesWhatHeldMnemoAlone(t *testing.T) {
+	project := t.TempDir()
+	path := filepath.Join(project, ".vscode", "mcp.json")
+	if r, err := install.InstallMCP(path, "/opt/mnemo/bin/mnemo", nil); err != nil || !r.Changed {
+		t.Fatalf("install = %+v, %v", r, err)
+	}
+	r, err := install.UninstallMCP(path)
+	if err != nil || !r.Deleted || r.Backup != "" {
+		t.Fatalf("uninstall = %+v, %v; want the file deleted, with no backup", r, err)
+	}
+	if entries, err := os.ReadDir(project); err != nil || len(entries) != 0 {
+		t.Fatalf("the project holds %v (%v), want nothing (and to be kept itself)", entries, err)
+	}
+	// A person's own empty file stays.
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := install.UninstallMCP(path); err != nil || r.Changed {
+		t.Fatalf("uninstall of a file without Mnemo = %+v, %v", r, err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "{}\n" {
+		t.Fatalf("the person's file: %q, %v", b, err)
+	}
+}

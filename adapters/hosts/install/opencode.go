@@ -58,8 +58,8 @@ func openCodeInstaller() Installer {
 			return filepath.Join(filepath.Dir(filepath.Dir(plugin)), "opencode.json"), "", nil
 		},
 		InstallMCP: func(path string, o MCPOptions) (Result, error) {
-			if !filepath.IsAbs(o.Mnemo) {
-				return Result{}, fmt.Errorf("install: the mnemo binary must be an absolute path, not %q", o.Mnemo)
+			if err := checkMnemo(o.Mnemo); err != nil {
+				return Result{}, err
 			}
 			entry := struct {
 				Type        string            `json:"type"`
@@ -266,6 +266,7 @@ func uninstallPlugin(path string) (pluginResult, error) {
 	if err := os.Remove(path); err != nil {
 		return r, fmt.Errorf("plugin: %w", err)
 	}
+	RemoveEmptyDirs(filepath.Dir(path))
 	r.Changed = true
 	return r, nil
 }

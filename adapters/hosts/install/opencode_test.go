@@ -150,12 +150,19 @@ func TestOpenCodeInstallUninstall(t *testing.T) {
 	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the plugin is still there: %v", err)
 	}
+	// The folders the install made, empty now, go with it.
+	if _, err := os.Stat(filepath.Join(dir, ".opencode")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the empty .opencode folder is left: %v", err)
+	}
 	if r, err := in.Uninstall(path, install.Options{}); err != nil || r.Changed {
 		t.Errorf("Uninstall with no plugin: %+v, %v", r, err)
 	}
 
 	// A user's own mnemo.js is neither replaced nor removed.
 	own := []byte("export const Mine = async () => ({});\n")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, own, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package install_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,9 +207,9 @@ func FuzzSplice(f *testing.F) {
 }
 
 // TestRoundTripNewFile: install into a file that was not there, then
-// uninstall, leaves an empty object (each host reads it as no settings):
-// uninstall cannot know no one else wrote to the file since. `mnemo setup
-// --undo`, which recorded that it created the file, deletes it.
+// uninstall, leaves no file and no folder the install made: the file held
+// nothing but Mnemo's (had anyone written to it since, it would hold what
+// they wrote, and stay).
 func TestRoundTripNewFile(t *testing.T) {
 	home, _ := hostEnv(t)
 	path := filepath.Join(home, ".claude", "settings.json")
@@ -218,7 +219,43 @@ func TestRoundTripNewFile(t *testing.T) {
 	if _, err := install.Uninstall(path); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(path); err != nil || string(b) != "{}\n" {
-		t.Errorf("after install and uninstall: %q, %v", b, err)
+	if b, err := os.ReadFile(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("after install and uninstall: %q, %v; want no file", b, err)
+	}
+	if _, err := os.Stat(filepath.Dir(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the .claude folder the install made is left: %v", err)
+	}
+}
+
+// Mnemo's new lines are written in the file's style: a Windows file's line
+// ending (CRLF) and its indentation (tabs here); uninstall gives the
+// bytes back.
+func TestInstallWritesInTheFilesStyle(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "settings.json")
+	orig := "{\r\n\t\"model\": \"opus\",\r\n\t\"hooks\": {\r\n\t\t\"Stop\": [\r\n\t\t\t{\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]}\r\n\t\t]\r\n\t}\r\n}\r\n"
+	if err := os.WriteFile(path, []byte(orig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := install.Install(path, install.Options{HookPath: "/opt/mnemo/bin/mnemo-hook"}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(data), "\n")
+	if len(lines) < 20 {
+		t.Fatalf("install wrote %d lines:\n%s", len(lines), data)
+	}
+	for i, l := range lines[:len(lines)-1] {
+		if !strings.HasSuffix(l, "\r\n") {
+			t.Errorf("line %d ends without CR: %q", i+1, l)
+		}
+		if indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]; strings.Contains(indent, " ") {
+			t.Errorf("line %d is indented with spaces in a file indented with tabs: %q", i+1, l)
+		}
+	}
+	if _, err := install.Uninstall(path); err != nil {
+		t.Fatal(err)
+	}
+	if back, _ := os.ReadFile(path); string(back) != orig {
+		t.Errorf("after uninstall:\n%q\nwant\n%q", back, orig)
 	}
 }

@@ -89,7 +89,7 @@ type delivered struct {
 	Took                 time.Duration
 }
 
-var deliveredLine = regexp.MustCompile(`msg=delivered event=(\S+) session=(\S+) host=(\S+)(?: tool=(\S+))?.* took=(\S+)`)
+var deliveredLine = regexp.MustCompile(`msg=(?:delivered|journaled) event=(\S+) session=(\S+) host=(\S+)(?: tool=(\S+))?.* took=(\S+)`)
 
 // deliveredEvents reads hook.log's delivered events of one session
 // (host-namespaced id), in order.

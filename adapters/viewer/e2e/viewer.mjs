@@ -2,9 +2,11 @@
 // driven by puppeteer-core), used as a person would: a session played
 // through the real hook binary into a fresh home, `mnemo ui --no-open`, the
 // page opened with the address it prints; then the records are listed, a
-// search finds one, an event sent through the hook appears without a
-// reload within a second, forget removes a record everywhere, and a
-// request without the token is refused. Screenshots go to the artifacts.
+// search finds one, the address keeps the view (a search, a record, a
+// tab) for a reload or another page, an event sent through the hook
+// appears without a reload within a second, forget removes a record
+// everywhere, and a request without the token is refused. Screenshots go
+// to the artifacts.
 //
 // Env: MNEMO_BIN, MNEMO_HOOK_BIN (absolute), MNEMO_E2E_ARTIFACTS (a folder,
 // optional), CHROMIUM (default: chromium on PATH). Run by run.sh, in a
@@ -166,6 +168,39 @@ try {
     await page.waitForFunction(() => document.querySelectorAll('#list .row[data-id]').length >= 4, { timeout: 10_000 });
   });
 
+  await check('the address keeps the view: a search, a record and a tab come back on reload and in a new page', async () => {
+    await page.$eval('#q', (e) => { e.value = 'AssertionError'; e.dispatchEvent(new Event('input')); });
+    await page.waitForFunction(() => location.hash.startsWith('#q=AssertionError'), { timeout: 10_000 });
+    await page.waitForFunction(() => {
+      const n = document.querySelectorAll('#list .row[data-id]').length;
+      return n >= 1 && n < 4;
+    }, { timeout: 10_000 });
+    const id = Number(await page.$eval('#list .row[data-id]', (e) => e.dataset.id));
+    await page.click(`#list .row[data-id="${id}"]`);
+    await page.waitForFunction((id) => location.hash === `#q=AssertionError&id=${id}`, { timeout: 10_000 }, id);
+    const address = page.url();
+    const opened = async (p) => {
+      await p.waitForFunction((id) => document.querySelector('#detail .meta')?.textContent.includes(`#${id}`), { timeout: 10_000 }, id);
+      await p.waitForFunction(() => document.querySelectorAll('#list .row[data-id]').length >= 1, { timeout: 10_000 });
+      assert(await p.$eval('#q', (e) => e.value) === 'AssertionError', 'the search is not back');
+    };
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await opened(page);
+    const other = await browser.newPage();
+    await other.goto(address, { waitUntil: 'domcontentloaded' });
+    await opened(other);
+    await other.close();
+    // A tab too.
+    await page.keyboard.press('2');
+    await page.waitForFunction(() => location.hash.includes('tab=sessions'), { timeout: 10_000 });
+    await page.reload({ waitUntil: 'domcontentloaded' });
+    await page.waitForFunction(() => document.querySelector('nav [data-tab="sessions"]')?.getAttribute('aria-selected') === 'true', { timeout: 10_000 });
+    // Back to the newest records, and a clean address.
+    await page.goto(origin + '/', { waitUntil: 'domcontentloaded' });
+    await page.waitForFunction(() => document.querySelectorAll('#list .row[data-id]').length >= 4 && location.hash === '', { timeout: 10_000 });
+    await page.waitForFunction(() => document.getElementById('live').textContent === 'live', { timeout: 10_000 });
+  });
+
   await check('a record is corrected, pinned and marked wrong from the page', async () => {
     const id = Number(await page.$eval('#list .row[data-id]', (e) => e.dataset.id));
     await page.click(`#list .row[data-id="${id}"]`);
@@ -219,8 +254,9 @@ try {
     await page.waitForFunction((id) => document.querySelector('#detail .meta')?.textContent.includes(`#${id}`), { timeout: 10_000 }, liveID);
     await page.click('#detail button.danger');
     await page.waitForFunction((id) => !document.querySelector(`#list .row[data-id="${id}"]`), { timeout: 10_000 }, liveID);
-    const got = JSON.parse(mnemo('get', '--json', String(liveID)));
-    assert((got.observations ?? []).length === 0, `mnemo get still has #${liveID}: ${JSON.stringify(got)}`);
+    // mnemo get of an id that names nothing exits 1, saying so.
+    const got = spawnSync(mnemoBin, ['get', String(liveID)], { env, cwd: world.project, encoding: 'utf8', timeout: 30_000 });
+    assert(got.status === 1 && got.stderr.includes(`no observation #${liveID}`), `mnemo get still has #${liveID}: ${got.status} ${got.stdout}${got.stderr}`);
     const found = JSON.parse(mnemo('search', '--json', 'README.md'));
     assert(!(found.hits ?? []).some((h) => h.id === liveID), `mnemo search still finds #${liveID}`);
   });
@@ -230,8 +266,11 @@ try {
     await page.waitForSelector('#detail pre.context', { timeout: 10_000 });
     const ctx = await page.$eval('#detail pre.context', (e) => e.textContent);
     assert(ctx.includes('<mnemo-context'), `context: ${ctx.slice(0, 200)}`);
-    const reasons = await page.$$eval('#list ul.reasons li', (els) => els.length);
-    assert(reasons > 0, 'no reasons');
+    const reasons = await page.$$eval('#list ul.reasons li', (els) => els.map((e) => e.textContent));
+    assert(reasons.length > 0, 'no reasons');
+    // Ranks in words beside the ids: not "#12 bugfix, #1 newest".
+    assert(!reasons.some((r) => / #\d+ newest/.test(r)), `reasons: ${reasons.join(' | ')}`);
+    assert(/#context|tab=context/.test(page.url()), `the address does not say the tab: ${page.url()}`);
     await shot(page, 'viewer-context.png');
   });
 

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -96,12 +97,41 @@ func defaultConfig() Config {
 func SettingsFile(home string) string { return filepath.Join(home, "settings.json") }
 
 // ModelsDir is where the embedding model lives: $MNEMO_MODELS, else
-// <home>/models.
+// <home>/models; and when that holds no model, the .cache/models of the
+// checkout whose bin/ holds this mnemo, if it holds one: where `just
+// model` and `just demo` put it, so that bin/mnemo finds it after them
+// as it did under them.
 func ModelsDir(home string) string {
 	if d := os.Getenv("MNEMO_MODELS"); d != "" {
 		return d
 	}
-	return filepath.Join(home, "models")
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		exe = ""
+	}
+	return modelsDir(home, exe)
+}
+
+// modelsDir is ModelsDir without $MNEMO_MODELS, for the binary at exe.
+func modelsDir(home, exe string) string {
+	dir := filepath.Join(home, "models")
+	if hasModel(dir) || exe == "" {
+		return dir
+	}
+	if checkout := filepath.Join(filepath.Dir(filepath.Dir(exe)), ".cache", "models"); hasModel(checkout) {
+		return checkout
+	}
+	return dir
+}
+
+// hasModel reports whether dir holds the sentence encoder's folder
+// (vector.OpenUSELite reads it).
+func hasModel(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "use-lite"))
+	return err == nil && fi.IsDir()
 }
 
 // LoadConfig reads the settings file and the environment over the
@@ -181,18 +211,37 @@ func LoadConfig(home string) (Config, map[string]string, error) {
 	return c, source, nil
 }
 
-// Describe lists the settings in force, one per line, with their sources.
+// Describe lists the settings in force, one per line, in words (none for
+// a setting left empty; what 0 means where it means something), with
+// their sources.
 func (c Config) Describe(source map[string]string) []string {
 	var out []string
 	v := reflect.ValueOf(c)
 	t := v.Type()
 	for i := range t.NumField() {
 		name := t.Field(i).Tag.Get("json")
-		val := v.Field(i).Interface()
-		if name == "teamUrl" {
-			val = memory.RedactURL(c.TeamURL)
+		var val string
+		switch f := v.Field(i); {
+		case name == "teamUrl":
+			val = cmp.Or(memory.RedactURL(c.TeamURL), "none")
+		case name == "saveWindowSeconds" && c.SaveWindowSeconds == 0:
+			val = "0 (a minute, or the editor's idle delay if shorter)"
+		case name == "saveWindowSeconds" && c.SaveWindowSeconds < 0:
+			val = fmt.Sprintf("%d (every save on its own)", c.SaveWindowSeconds)
+		case name == "teamAuthor" && c.TeamAuthor == "":
+			val = "none: $USER@host"
+		case name == "paused":
+			var ps []string
+			for _, project := range slices.Sorted(maps.Keys(c.Paused)) {
+				ps = append(ps, project+": "+c.Paused[project])
+			}
+			val = cmp.Or(strings.Join(ps, ", "), "none")
+		case f.Kind() == reflect.Slice:
+			val = cmp.Or(strings.Join(f.Interface().([]string), ", "), "none")
+		default:
+			val = cmp.Or(fmt.Sprint(f.Interface()), "none")
 		}
-		out = append(out, fmt.Sprintf("%-14s %v  (%s)", name, val, source[name]))
+		out = append(out, fmt.Sprintf("%-17s %s  (%s)", name, val, source[name]))
 	}
 	sort.Strings(out)
 	return out

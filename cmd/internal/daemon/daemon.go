@@ -43,19 +43,36 @@ func (d *Daemon) Run(ctx context.Context) error {
 	log := d.Logger
 	setGCPercent() // and tuneMemory below: gc.go
 	sock := rpc.SocketPath(d.Home)
+	running := func() error {
+		// An error, whose words say which daemon: a person who ran
+		// `mnemo daemon` learns it did not start; a client that started
+		// this one in a race dials the one that runs.
+		pid := runningPID(ctx, sock)
+		log.Info("a daemon is already running", "socket", sock, "running", pid)
+		if pid > 0 {
+			return fmt.Errorf("a daemon already runs for %s (pid %d); `mnemo daemon stop` stops it", d.Home, pid)
+		}
+		return fmt.Errorf("a daemon already runs for %s; `mnemo daemon stop` stops it", d.Home)
+	}
+	if runningPID(ctx, sock) > 0 {
+		return running()
+	}
+	// The store first, then the socket: a store that cannot be opened (a
+	// damaged one) ends this process before any client connects, so the
+	// client that started it reads why in its log (rpc.DialOrStart), and
+	// remembers it, instead of a connection reset it would retry.
+	if err := d.Open(ctx); err != nil {
+		return err
+	}
+	defer d.Close()
+	os.Remove(rpc.StartFailPath(d.Home)) // what a failed start left is moot
 	ln, err := rpc.Listen(sock)
 	if errors.Is(err, rpc.ErrDaemonRunning) {
-		log.Info("a daemon is already running", "socket", sock)
-		return nil
+		return running()
 	}
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	if err := d.Open(ctx); err != nil {
-		ln.Close()
-		return err
-	}
-	defer d.Close()
 	// An open viewer page is a client: the daemon does not exit idle
 	// under it.
 	d.viewer.hold = func() func() {
@@ -74,6 +91,14 @@ func (d *Daemon) Run(ctx context.Context) error {
 	defer cancel()
 	d.last.Store(time.Now().UnixNano())
 	var wg sync.WaitGroup
+	journal, err := openJournal(&d.Main, func() { d.last.Store(time.Now().UnixNano()) })
+	if err != nil {
+		// The hooks' events wait in it for a daemon that can read it.
+		log.Error("the hooks' journal cannot be read; its events wait in it", "err", err)
+	} else {
+		d.journal = journal
+		wg.Go(func() { journal.run(ctx) })
+	}
 	if d.IdleTimeout > 0 {
 		wg.Go(func() { d.watchIdle(ctx, cancel) })
 	}
@@ -88,6 +113,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		}()
 		c := newConnection(&d.Main, log)
 		defer c.Close()
+		if journal != nil {
+			c.mux.Use(journal.barrier)
+		}
 		conn := c.serve(ctx, nc, rpc.RequireHello(c.Handler(), Version, nil))
 		select {
 		case <-c.exit:
@@ -100,11 +128,35 @@ func (d *Daemon) Run(ctx context.Context) error {
 	wg.Wait()
 	drain, stop := context.WithTimeout(context.Background(), 3*time.Second)
 	defer stop()
+	if journal != nil {
+		// What hooks wrote until now is stored before the store closes.
+		if err := journal.catchUp(drain); err != nil {
+			log.Warn("stopping with journal records left; they are taken at the next start", "err", err)
+		}
+		journal.release()
+	}
 	if err := d.Memory.WaitIdle(drain); err != nil {
 		log.Warn("stopping with queued work left; it is processed at the next start", "err", err)
 	}
 	log.Info("daemon stopped")
 	return err
+}
+
+// runningPID asks the daemon listening at sock for its process id; 0 when
+// it does not say within a second.
+func runningPID(ctx context.Context, sock string) int {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	nc, err := rpc.DialSocket(ctx, sock)
+	if err != nil {
+		return 0
+	}
+	defer nc.Close()
+	hr, err := rpc.Handshake(ctx, nc, rpc.ClientCLI)
+	if err != nil {
+		return 0
+	}
+	return hr.PID
 }
 
 // ingestSpool replays the hook events that could not reach a daemon, in
@@ -153,6 +205,9 @@ func (d *Daemon) watchIdle(ctx context.Context, stop context.CancelFunc) {
 		}
 		if d.clients.Load() > 0 || time.Since(time.Unix(0, d.last.Load())) < d.IdleTimeout {
 			continue
+		}
+		if d.journal != nil && d.journal.unread() {
+			continue // hooks wrote records it has not taken yet
 		}
 		if c, err := d.Memory.Counts(ctx); err != nil || c.Queued > 0 {
 			continue

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -79,14 +80,23 @@ func ReplaceFile(path string, fill func(io.Writer) error) error {
 func importFrom(ctx context.Context, mem *store.Memory, p memory.ImportParams) (memory.ImportResult, error) {
 	f, err := os.Open(p.Path)
 	if err != nil {
-		return memory.ImportResult{}, &memory.FieldError{Field: "path", Reason: err.Error()}
+		return memory.ImportResult{}, badFile{err}
 	}
 	defer f.Close()
 	done := bulkWork() // gc.go
 	res, err := mem.Import(ctx, f, nil)
 	done()
 	if err != nil {
-		return res, &memory.FieldError{Field: "path", Reason: err.Error()}
+		return res, badFile{fmt.Errorf("%s: %w", p.Path, err)}
 	}
 	return res, nil
 }
+
+// badFile is a file given to import that cannot be read, or holds a line
+// that is not a record: bad input (memory.ErrInvalid) in the words of the
+// error that says why, which name the file.
+type badFile struct{ err error }
+
+func (e badFile) Error() string        { return e.err.Error() }
+func (e badFile) Unwrap() error        { return e.err }
+func (e badFile) Is(target error) bool { return target == memory.ErrInvalid }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 
@@ -73,6 +75,9 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 		st, err := mem.Status(ctx)
 		st.ProtocolVersion = rpc.ProtocolVersion
 		st.DataDir = home
+		if m.journal != nil {
+			st.Journal = m.journal.status()
+		}
 		return st, err
 	})
 	handle(mux, memory.MethodSessions, func(ctx context.Context, _ struct{}) (memory.SessionsResult, error) {
@@ -82,7 +87,10 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodSession, mem.SessionRecords)
 	handle(mux, memory.MethodInjections, mem.InjectionsOf)
 	handle(mux, memory.MethodDoctor, func(ctx context.Context, _ struct{}) (memory.DoctorResult, error) {
-		return mem.Doctor(ctx)
+		res, err := mem.Doctor(ctx)
+		notes, problems := hookLogCheck(home, time.Now())
+		res.Notes, res.Problems = append(res.Notes, notes...), append(res.Problems, problems...)
+		return res, err
 	})
 	handle(mux, memory.MethodReindex, func(ctx context.Context, _ struct{}) (memory.ReindexResult, error) {
 		n, err := mem.Reindex(ctx)
@@ -144,7 +152,9 @@ func wireError(err error) error {
 	case errors.Is(err, memory.ErrInvalid):
 		return rpc.InvalidParams("%s", err.Error())
 	case errors.Is(err, memory.ErrNotFound):
-		return rpc.NotFound("%s", err.Error())
+		// The code says "not found": the sentinel's words at the end of
+		// the text would say it twice.
+		return rpc.NotFound("%s", strings.TrimSuffix(err.Error(), ": "+memory.ErrNotFound.Error()))
 	default:
 		return err
 	}

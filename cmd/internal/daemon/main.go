@@ -49,6 +49,9 @@ type Main struct {
 	viewer *viewerHost
 	// team runs team memory's push and pull (team.go).
 	team *teamHost
+	// journal takes the hooks' journal in (journal.go); the daemon's
+	// only, nil elsewhere.
+	journal *journalHost
 }
 
 // Open opens the memory under Home.
@@ -95,7 +98,7 @@ func (m *Main) Open(ctx context.Context) error {
 		Version:        Version,
 		Logger:         m.Logger,
 	}
-	mem, err := store.Open(ctx, opts)
+	mem, err := openStore(ctx, opts)
 	for wait := time.Now().Add(m.LockWait); errors.Is(err, store.ErrLocked) && time.Now().Before(wait); {
 		// The daemon this one takes over from (an upgrade's hand-over)
 		// is still closing the store.
@@ -104,10 +107,18 @@ func (m *Main) Open(ctx context.Context) error {
 			return ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
-		mem, err = store.Open(ctx, opts)
+		mem, err = openStore(ctx, opts)
 	}
 	if errors.Is(err, store.ErrLocked) {
 		return fmt.Errorf("%w\nAnother Mnemo process (the daemon, or `mnemo serve --remote=none`) owns %s; stop it with `mnemo daemon stop`, or use a different MNEMO_HOME", err, m.Home)
+	}
+	if err != nil && !errors.Is(err, memory.ErrSchema) {
+		// A store Badger refuses, or panics on: say which file is
+		// damaged, and what to do, once (rpc remembers a failed start).
+		if verr := store.Verify(opts.Dir); errors.Is(verr, store.ErrDamaged) {
+			m.Logger.Error("the store is damaged", "err", verr, "open", err)
+			return fmt.Errorf("%w\n`mnemo recover` rescues what can be read into a fresh store and keeps the damaged one aside; `mnemo doctor` says what is damaged", verr)
+		}
 	}
 	if err != nil {
 		return err
@@ -123,10 +134,25 @@ func (m *Main) Open(ctx context.Context) error {
 	return nil
 }
 
+// openStore is store.Open, with a panic of Badger's while it reads a
+// damaged store turned into an error.
+func openStore(ctx context.Context, o store.Options) (mem *store.Memory, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			mem, err = nil, fmt.Errorf("open store %s: reading it panicked: %v", o.Dir, r)
+		}
+	}()
+	return store.Open(ctx, o)
+}
+
 // Close stops the memory's worker and closes the store.
 func (m *Main) Close() error {
 	if m.Memory == nil {
 		return nil
+	}
+	if m.journal != nil {
+		m.journal.Close()
+		m.journal = nil
 	}
 	m.viewer.Close()
 	m.team.Close()

@@ -103,7 +103,7 @@ type BackfillEqualsLive struct {
 	// Args back-fills the host: "backfill", "codex".
 	Args []string
 	// Said is what the back-fill's final count says of the session, e.g.
-	// "back-filled 1 sessions: 1 prompts, 5 tool events, 1 turns".
+	// "back-filled 1 session: 1 prompt, 5 tool events, 1 turn".
 	Said string
 }
 

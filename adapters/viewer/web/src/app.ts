@@ -104,6 +104,7 @@ class Viewer {
   rows: Row[] = [];
   selected = -1;
   openID = 0; // the observation open in the detail pane
+  openCSID = ""; // the session open in the detail pane
   moreUntil = "";
   sessionOffset = 0;
   readonly list = $("list");
@@ -122,9 +123,45 @@ class Viewer {
       b.addEventListener("click", () => this.show(b.dataset.tab as Tab));
     }
     document.addEventListener("keydown", (e) => this.key(e));
-    this.loadFilters().catch((e) => this.fail(e));
-    this.show("records");
+    // The address holds the view (restore), so that it can be reloaded,
+    // bookmarked and shared; a pasted one is followed.
+    window.addEventListener("hashchange", () => { if (location.hash !== this.address()) this.restore(); });
+    this.loadFilters().catch((e) => this.fail(e)).finally(() => this.restore());
     this.live();
+  }
+
+  // address is the view as the address's fragment: the tab, the search,
+  // the filters and the record or session open (#q=rounding&id=12).
+  address(): string {
+    const p = this.filters();
+    if (this.tab !== "records") p.set("tab", this.tab);
+    if (this.openID) p.set("id", String(this.openID));
+    else if (this.openCSID) p.set("session", this.openCSID);
+    const h = p.toString();
+    return h ? "#" + h : "";
+  }
+
+  // remember puts the view in the address, in place (not as history).
+  remember(): void {
+    const h = this.address();
+    if (h !== location.hash) history.replaceState(null, "", h || location.pathname + location.search);
+  }
+
+  // restore shows the view the address holds.
+  restore(): void {
+    const p = new URLSearchParams(location.hash.slice(1));
+    this.q.value = p.get("q") ?? "";
+    for (const [sel, key] of [[this.project, "project"], [this.host, "host"], [this.type, "type"]] as const) {
+      const v = p.get(key) ?? "";
+      if (v && !sel.querySelector(`option[value="${CSS.escape(v)}"]`)) sel.append(new Option(v, v));
+      sel.value = v;
+    }
+    const tabs: Tab[] = ["records", "sessions", "context", "status"];
+    const tab = tabs.find((t) => t === p.get("tab")) ?? "records";
+    this.show(tab);
+    const id = Number(p.get("id"));
+    if (Number.isInteger(id) && id > 0) this.openRecord(id).catch((e) => this.fail(e));
+    else if (p.get("session")) this.openSession(p.get("session") ?? "").catch((e) => this.fail(e));
   }
 
   // key is the keyboard: / search, j k move, Enter open, x forget, 1-4 tabs.
@@ -186,6 +223,11 @@ class Viewer {
     this.rows = [];
     this.selected = -1;
     this.list.replaceChildren();
+    if (tab === "context" || tab === "status") {
+      this.openID = 0; // these fill the detail pane themselves
+      this.openCSID = "";
+    }
+    this.remember();
     const load = { records: () => this.records(false), sessions: () => this.sessions(false), context: () => this.context(), status: () => this.status() }[tab];
     load().catch((e) => this.fail(e));
   }
@@ -261,6 +303,7 @@ class Viewer {
     }
     if (this.openID === id) {
       this.openID = 0;
+      this.remember();
       this.detail.replaceChildren(el("p", "hint", `#${id} was forgotten.`));
     }
   }
@@ -268,6 +311,8 @@ class Viewer {
   async openRecord(id: number): Promise<void> {
     const o = await api<Observation>(`/api/records/${id}`);
     this.openID = id;
+    this.openCSID = "";
+    this.remember();
     this.detail.scrollTop = 0;
     const forget = el("button", "danger", "Forget");
     forget.addEventListener("click", () => void this.forget(id));
@@ -386,7 +431,7 @@ class Viewer {
       const node = el("div", "row", undefined,
         el("span", `status s-${s.status}`, s.status),
         el("span", "title", `${s.project} · ${s.platform}`),
-        el("span", "meta", `${s.promptCounter} prompts · ${when(s.updatedAt || s.createdAt)} · ${s.contentSessionId}`));
+        el("span", "meta", `${count(s.promptCounter, "prompt", "prompts")} · ${when(s.updatedAt || s.createdAt)} · ${s.contentSessionId}`));
       const row: Row = { key: `s${s.id}`, node, open: () => void this.openSession(s.contentSessionId) };
       node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
       this.addRow(row, false);
@@ -404,9 +449,11 @@ class Viewer {
       `/api/sessions/${encodeURIComponent(csid)}`);
     const s = r.session;
     this.openID = 0;
+    this.openCSID = csid;
+    this.remember();
     const parts: (Node | null)[] = [
       el("h2", undefined, `${s.project} · ${s.platform}`),
-      el("p", "meta", [s.contentSessionId, s.status, `${s.promptCounter} prompts`, when(s.createdAt)].join(" · ")),
+      el("p", "meta", [s.contentSessionId, s.status, count(s.promptCounter, "prompt", "prompts"), when(s.createdAt)].join(" · ")),
     ];
     const turns = new Set<number>([...r.prompts.map((p) => p.number), ...r.summaries.map((x) => x.promptNumber)]);
     for (const n of [...turns].sort((a, b) => a - b)) {
@@ -462,19 +509,20 @@ class Viewer {
       left.childElementCount ? section("Left out", left) : el("span"));
     const past = el("ul", "injections");
     for (const i of inj.injections) {
-      past.append(el("li", undefined, `${when(i.time)} · ${i.source || "start"} · ${i.contentSessionId ?? ""} · ${i.items.length} records, ${i.bytes} bytes`));
+      past.append(el("li", undefined, `${when(i.time)} · ${i.source || "start"} · ${i.contentSessionId ?? ""} · ${count(i.items.length, "record", "records")}, ${i.bytes} bytes`));
     }
     this.detail.replaceChildren(el("h2", undefined, "The context"), el("pre", "context", ctx.context), section("Given before", past));
   }
 
   async status(): Promise<void> {
-    const r = await api<{ status: Status; storeBytes: number; doctor: { problems: { check: string; detail: string }[]; notes?: string[] } }>("/api/status");
+    const r = await api<{ status: Status; storeBytes: number; homeBytes: number; doctor: { problems: { check: string; detail: string }[]; notes?: string[] } }>("/api/status");
     const s = r.status;
     const dl = el("dl", "status");
     const add = (k: string, v: string) => dl.append(el("dt", undefined, k), el("dd", undefined, v));
     add("Version", s.version);
     add("Data", s.dataDir);
-    if (r.storeBytes >= 0) add("On disk", `${(r.storeBytes / (1 << 20)).toFixed(1)} MB`);
+    if (r.storeBytes >= 0) add("Memory on disk", size(r.storeBytes));
+    if (r.homeBytes >= 0) add("Home on disk", `${size(r.homeBytes)} (with the logs, and the model when it is there)`);
     add("Embedder", s.embedder);
     add("Agent", s.agent);
     add("Sessions", String(s.counts.sessions));
@@ -548,6 +596,16 @@ class Viewer {
     node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
     this.addRow(row, true);
   }
+}
+
+// size is a number of bytes for people: KB under a megabyte, else MB.
+function size(bytes: number): string {
+  return bytes < 1 << 20 ? `${Math.max(1, Math.round(bytes / 1024))} KB` : `${(bytes / (1 << 20)).toFixed(1)} MB`;
+}
+
+// count is n and its noun, one for 1 and many otherwise ("1 prompt").
+function count(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 // stateBadge marks a record whose code changed or is gone since, or that

@@ -134,7 +134,7 @@ async function rememberSelection(deps: CommandDeps): Promise<void> {
   }
   const doc = editor.document;
   const folder = vscode.workspace.getWorkspaceFolder(doc.uri)?.uri.fsPath ?? deps.sidecar.cwd;
-  const params: SaveParams = { text };
+  const params: SaveParams = { text, by: 'person' };
   if (folder !== undefined) {
     params.cwd = folder;
   }

@@ -122,6 +122,8 @@ export interface Observation {
   request?: string;
   /** "agent", "saved" or "editor". */
   source?: string;
+  /** "person" when a person saved it ("saved"). */
+  savedBy?: string;
   /** Where in a file a remembered selection came from. */
   anchor?: Anchor;
   /** RFC 3339. */
@@ -157,10 +159,14 @@ export interface SaveParams {
   files?: string[];
   type?: string;
   anchor?: Anchor;
+  /** "person" for what a person saves; none for the agent's. */
+  by?: 'person';
 }
 
 export interface SaveResult {
   id: number;
+  /** The text was longer than one memory keeps (64 KB) and was cut. */
+  truncated?: boolean;
 }
 
 export interface ForgetParams {

@@ -361,6 +361,8 @@ describe('extension with the real sidecar', () => {
       assert.ok(JSON.stringify(savedObs).includes('Zanzibar'), JSON.stringify(savedObs));
       // The selection's place is its anchor: NOTES.md, line 2, columns 1 to the end.
       assert.deepEqual(savedObs.anchor, { file: 'NOTES.md', startLine: 2, endLine: 2, endColumn: secret.length });
+      // A person saved it, not the agent.
+      assert.equal(savedObs.savedBy, 'person');
       const savedFiles = [...(savedObs.filesRead ?? []), ...(savedObs.filesModified ?? [])];
       assert.ok(names(folder, notes).some((n) => savedFiles.includes(n)), JSON.stringify(savedObs));
       await waitFor('the remembered text in search results', async () => {

@@ -1,4 +1,0 @@
-package mcp
-
-// ParseWhen exposes parseWhen to the tests.
-var ParseWhen = parseWhen

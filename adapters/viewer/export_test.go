@@ -1,0 +1,4 @@
+package viewer
+
+// DirBytes exposes dirBytes to the tests.
+var DirBytes = dirBytes
