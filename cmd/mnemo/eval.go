@@ -89,6 +89,7 @@ func evalCommand() *cli.Command {
 type evalSource interface {
 	Records(context.Context, memory.RecordsParams) (memory.RecordsResult, error)
 	Search(context.Context, memory.SearchParams) (memory.SearchResult, error)
+	Status(context.Context) (memory.Status, error)
 }
 
 type evalOptions struct {
@@ -167,6 +168,15 @@ func (r *evalReport) print(w io.Writer) error {
 // the questions and scores search and grep on them.
 func runEval(ctx context.Context, src evalSource, opts evalOptions) (*evalReport, error) {
 	start := time.Now()
+	// Reading the records is most of the time of a large memory (half a
+	// minute at 100k): its progress is counted against all of them, so
+	// only when every project is read.
+	var reading *progress
+	if opts.Progress != nil && opts.Project == "" {
+		if st, err := src.Status(ctx); err == nil && st.Counts.Observations > 0 {
+			reading = newProgress(opts.Progress, "eval, reading", "records", st.Counts.Observations)
+		}
+	}
 	var recs []memory.Observation
 	for after := uint64(0); ; {
 		page, err := src.Records(ctx, memory.RecordsParams{After: after, Project: opts.Project, Limit: memory.MaxLimit})
@@ -174,10 +184,16 @@ func runEval(ctx context.Context, src evalSource, opts evalOptions) (*evalReport
 			return nil, fmt.Errorf("read the records: %w", err)
 		}
 		recs = append(recs, page.Observations...)
+		if reading != nil {
+			reading.Set(len(recs))
+		}
 		if page.Next == 0 {
 			break
 		}
 		after = page.Next
+	}
+	if reading != nil {
+		reading.Done(len(recs))
 	}
 	g := newEvalGrep(recs)
 	qs := drawQuestions(recs, g, opts.PerKind)
