@@ -95,7 +95,8 @@ viewer-check:
 
 # Retrieval quality: recall@1/5/10 and MRR of keyword, vector and hybrid search against grep,
 # on raw hook events replayed through the five stages (the dev split, tuned on, and the
-# held-out test split), then on the older observation-written set.
+# held-out test split), on the public benchmarks LoCoMo and DevBench when their folder sits
+# beside the checkout (scored as the peers score them), then on the older observation-written set.
 eval: model
     go run ./cmd/mnemo-eval -splits dev,test -embedder both
     go test ./vector -run '^TestRetrievalEval$' -count=1 -v

@@ -460,6 +460,30 @@ type ObservationsResult struct {
 	Missing      []uint64      `json:"missing,omitzero"`
 }
 
+// RecordsParams asks for a page of full observations in the order of
+// their ids: those after After (0 for the first page), of Project or of
+// every project, at most Limit (default DefaultLimit, at most MaxLimit).
+type RecordsParams struct {
+	After   uint64 `json:"after,omitzero"`
+	Project string `json:"project,omitempty"`
+	Limit   int    `json:"limit,omitzero"`
+}
+
+// Validate checks the limit.
+func (p *RecordsParams) Validate() error {
+	if p.Limit < 0 || p.Limit > MaxLimit {
+		return &FieldError{"limit", fmt.Sprintf("must be between 0 and %d", MaxLimit)}
+	}
+	return nil
+}
+
+// RecordsResult is one page of full records; Next is the After of the
+// next page, 0 after the last.
+type RecordsResult struct {
+	Observations []Observation `json:"observations"`
+	Next         uint64        `json:"next,omitzero"`
+}
+
 // ContextParams asks what SessionStart would inject for a project.
 type ContextParams struct {
 	Project string `json:"project,omitempty"`

@@ -29,6 +29,7 @@ const (
 	MethodSearch          = "mnemo/search"          // SearchParams → SearchResult
 	MethodTimeline        = "mnemo/timeline"        // TimelineParams → TimelineResult
 	MethodGetObservations = "mnemo/getObservations" // IDsParams → ObservationsResult
+	MethodRecords         = "mnemo/records"         // RecordsParams → RecordsResult
 	MethodContext         = "mnemo/context"         // ContextParams → ContextResult
 	MethodSave            = "mnemo/save"            // SaveParams → SaveResult
 	MethodForget          = "mnemo/forget"          // IDsParams → ForgetResult

@@ -200,6 +200,11 @@ const (
 	TypeDecision  = "decision"
 	TypeSecurity  = "security_note"
 	TypeNote      = "note"
+	// TypePrompt is what the person said in a turn that left no other
+	// record (a chat turn, a question the agent answered without a tool
+	// call or a finding): the prompt itself, found by search and by a
+	// later prompt's recall, never given in a session's context.
+	TypePrompt = "prompt"
 )
 
 // Types lists the observation types above, those the agents write and

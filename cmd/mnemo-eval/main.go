@@ -54,6 +54,10 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	convData := fs.String("conversation-data", filepath.Join("cmd", "mnemo-eval", "testdata", "conversation"), "the folder of the conversation splits")
 	convSplits := fs.String("conversation", "dev,test", "the conversation splits to run, comma-separated (\"\" for none)")
 	tasks := fs.Bool("tasks", false, "print each conversation task's outcome, with the context and recall of those missed; for the dev split only")
+	benchmarks := fs.String("benchmarks", filepath.Join("..", "shared", "benchmarks"), "the folder of the public benchmarks (LoCoMo, DevBench), beside the checkout; skipped, with a note, when absent")
+	public := fs.String("public", "locomo,devbench", "the public benchmarks to run, comma-separated (\"\" for none)")
+	embedCache := fs.String("embed-cache", "", "a file that keeps the sentence encoder's vectors between runs, by text (for tuning: the same texts are embedded once)")
+	locomoOnly := fs.String("locomo-conversations", "", "LoCoMo's conversations to replay, by file name (\"26,30\"); all when empty")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,6 +71,18 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 			fmt.Fprintf(w, "note: %s\n", notice)
 		}
 		if _, hash := e.(vector.HashEmbedder); !hash || *embedder == "default" {
+			if *embedCache != "" && !hash {
+				c, err := newCachedEmbedder(e, *embedCache)
+				if err != nil {
+					return err
+				}
+				defer func() {
+					if err := c.save(); err != nil {
+						fmt.Fprintln(os.Stderr, "mnemo-eval: keep the embeddings:", err)
+					}
+				}()
+				e = c
+			}
 			embs = append(embs, e)
 		}
 	}
@@ -83,6 +99,9 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 				return err
 			}
 		}
+	}
+	if err := runPublic(ctx, w, os.Stderr, *benchmarks, *public, *locomoOnly, embs); err != nil {
+		return err
 	}
 	for _, name := range strings.Split(*convSplits, ",") {
 		if name == "" {

@@ -85,6 +85,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			sessionsCommand(),
 			statusCommand(),
 			doctorCommand(),
+			evalCommand(),
 			recoverCommand(),
 			demoCommand(),
 		},

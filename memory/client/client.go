@@ -111,6 +111,12 @@ func (c *Client) GetObservations(ctx context.Context, p memory.IDsParams) (memor
 	return call[memory.ObservationsResult](ctx, c.c, memory.MethodGetObservations, p)
 }
 
+// Records returns a page of full observations in the order of their
+// ids; ask again with After set to Next until Next is 0 (mnemo/records).
+func (c *Client) Records(ctx context.Context, p memory.RecordsParams) (memory.RecordsResult, error) {
+	return call[memory.RecordsResult](ctx, c.c, memory.MethodRecords, p)
+}
+
 // Context returns what SessionStart would inject for a project
 // (mnemo/context).
 func (c *Client) Context(ctx context.Context, p memory.ContextParams) (memory.ContextResult, error) {

@@ -43,6 +43,9 @@ func (Agent) Run(ctx context.Context, in memory.AgentInput) (memory.AgentOutput,
 			for _, o := range conversationNotes(ev, in.Request, turn) {
 				add(o)
 			}
+			if o, ok := promptNote(in.Request, turn); ok {
+				add(o)
+			}
 			if s, ok := summarize(ev, in.Request, turn); ok {
 				out.Summary = &s
 			}

@@ -285,7 +285,7 @@ func TestLocalGolden(t *testing.T) {
 // is deterministic, and one Run over a whole turn makes what one Run per
 // event makes.
 func TestLocalAgentInvariants(t *testing.T) {
-	types := []string{memory.TypeBugfix, memory.TypeFeature, memory.TypeRefactor, memory.TypeChange, memory.TypeDiscovery, memory.TypeDecision, memory.TypeSecurity}
+	types := []string{memory.TypeBugfix, memory.TypeFeature, memory.TypeRefactor, memory.TypeChange, memory.TypeDiscovery, memory.TypeDecision, memory.TypeSecurity, memory.TypePrompt}
 	for _, s := range loadLocalSessions(t) {
 		t.Run(s.name, func(t *testing.T) {
 			turns := replay(t, s)
@@ -697,6 +697,9 @@ func TestLocalAgentRemembersTheConversation(t *testing.T) {
 			}
 			var got []string
 			for _, o := range out.Observations {
+				if o.Type == memory.TypePrompt {
+					continue // TestLocalAgentKeepsThePromptOfATurnWithoutRecords
+				}
 				got = append(got, o.Type+": "+o.Title)
 				if o.Tool != "" || o.Request != "look into it" || o.Evidence == "" {
 					t.Errorf("%q: tool %q, request %q, evidence %q", o.Title, o.Tool, o.Request, o.Evidence)
@@ -707,6 +710,61 @@ func TestLocalAgentRemembersTheConversation(t *testing.T) {
 			}
 			if len(tc.titles) > 0 && len(out.Observations) > 0 && out.Observations[0].Type == memory.TypeDiscovery && !strings.Contains(out.Observations[0].Narrative, strings.Fields(tc.texts[0].Text)[1]) {
 				t.Errorf("narrative %q lacks the reply", out.Observations[0].Narrative)
+			}
+		})
+	}
+}
+
+// A turn that leaves no record of its own (no tool call, no finding, no
+// decision) keeps its prompt as a record, so that search finds what was
+// said in it; a prompt of a word or two, or a message the host wrote
+// (a background task's notification), makes none, and neither does a
+// turn that has records.
+func TestLocalAgentKeepsThePromptOfATurnWithoutRecords(t *testing.T) {
+	edit := toolCall{"Edit", `{"file_path":"/src/app/a.go","old_string":"x","new_string":"y"}`, `{}`}
+	cases := []struct {
+		name, request string
+		tools         []toolCall
+		answer        string
+		want          bool
+	}{
+		{"a chat turn", "Melanie: I ran a charity race for mental health last Saturday, it was really rewarding.", nil, "", true},
+		{"a question answered from what the agent knew", "how does retryWithBackoff in payments/backoff.go decide the delay?", nil, "It doubles it.", true},
+		{"thanks", "thanks!", nil, "Glad it works.", false},
+		{"a notification", "<task-notification>\n<task-id>a1</task-id>\n<status>completed</status>\n</task-notification>", nil, "", false},
+		{"a turn with a tool call", "rename x to y in a.go please", []toolCall{edit}, "Done.", false},
+		{"a turn whose answer is a record", "why does the nightly export time out?", nil,
+			"Found it. The root cause is the weekly archive_invoices job: it deletes old invoice_lines in one transaction that held the table lock for 42 minutes, and the export at 02:15 waits on it until the Celery soft time limit kills it.", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			turn := runTurn(t, tc.request, tc.tools...)
+			out, err := local.Agent{}.Run(context.Background(), memory.AgentInput{ResumeID: "m", Request: tc.request, Turn: turn,
+				Events: []memory.Event{{Kind: memory.EventStop, LastAssistantMessage: tc.answer}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var prompts []memory.Observation
+			for _, o := range out.Observations {
+				if o.Type == memory.TypePrompt {
+					prompts = append(prompts, o)
+				}
+			}
+			if !tc.want {
+				if len(prompts) > 0 {
+					t.Fatalf("a prompt record %q, want none", prompts[0].Title)
+				}
+				return
+			}
+			if len(prompts) != 1 || len(out.Observations) != 1 {
+				t.Fatalf("records:\n%swant the prompt's alone", titles(out.Observations))
+			}
+			o := prompts[0]
+			if o.Request != tc.request || o.Title != memory.Clip(tc.request, 120) || o.Tool != "" {
+				t.Errorf("record %+v, want the prompt as title and request, no tool", o)
+			}
+			if strings.Contains(tc.request, "retryWithBackoff") && !strings.Contains(o.Evidence, "retryWithBackoff") {
+				t.Errorf("evidence %q lacks the identifier the prompt names", o.Evidence)
 			}
 		})
 	}

@@ -99,6 +99,34 @@ func conversationNotes(ev memory.Event, request string, turn []memory.Observatio
 	return out
 }
 
+// minPromptWords is how many words a prompt needs to be a record of its
+// own: "yes", "go on" and "thanks!" are not worth finding.
+const minPromptWords = 3
+
+// promptNote makes the record of a turn's prompt when the turn left no
+// record of its own (no tool call, no finding, no decision): without it
+// what the person said in such a turn (a chat, a question answered from
+// what the agent knew) was kept only in the turn's summary, which search
+// does not reach. The record is the prompt: its first line as the title,
+// the prompt (as every record keeps it, memory.MaxRequestExcerpt) as its
+// text.
+func promptNote(request string, turn []memory.Observation) (memory.Observation, bool) {
+	if len(turn) > 0 || len(strings.Fields(request)) < minPromptWords || machineMessageRE.MatchString(request) {
+		return memory.Observation{}, false
+	}
+	o := memory.Observation{Type: memory.TypePrompt, Request: request}
+	o.Title = memory.Clip(oneLine(request), maxTitle)
+	var e evidenceBuf
+	e.terms(request, true) // the identifiers and paths it names
+	o.Evidence = strings.TrimSpace(e.b.String())
+	return o, true
+}
+
+// machineMessageRE matches a turn opened by the host rather than typed:
+// a background task's notification, a command's output, each wrapped in
+// its element (<task-notification>…, <local-command-stdout>…).
+var machineMessageRE = regexp.MustCompile(`^\s*<[a-z][a-z-]*>`)
+
 // findingNote makes the discovery record of an answer worth keeping.
 func findingNote(answer, request string, turn []memory.Observation) (memory.Observation, bool) {
 	if answer == "" {

@@ -38,6 +38,8 @@ func summarize(ev memory.Event, request string, turn []memory.Observation) (memo
 		o := &turn[i]
 		r := runNote{o}
 		switch {
+		case o.Type == memory.TypePrompt:
+			continue // the request says it
 		case o.Type == memory.TypeDecision:
 			notes = append(notes, o.Title)
 		case slices.Contains(o.Facts, "interrupted by the user"):
@@ -99,7 +101,7 @@ func summarize(ev memory.Event, request string, turn []memory.Observation) (memo
 		next = append(next, "Re-run "+cmd+": "+listMore(changed, 3, len(changed))+" changed after the last run")
 	}
 	next = append(next, said.next...)
-	if len(s.FilesModified) == 0 && len(turn) > 0 {
+	if len(s.FilesModified) == 0 && slices.ContainsFunc(turn, func(o memory.Observation) bool { return o.Type != memory.TypePrompt }) {
 		notes = append(notes, "No files were modified in this turn.")
 	}
 

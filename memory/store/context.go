@@ -110,6 +110,9 @@ const (
 	contextLearnedScan  = 60
 	contextLearnedShare = 0.5
 	contextExcerpt      = 240 // bytes of a learned record's text on its row
+	// contextPromptScan bounds how many prompt records (memory.TypePrompt,
+	// never given) the context's scan of the recent work passes over.
+	contextPromptScan = 1000
 )
 
 // buildContext makes the compact, size-budgeted index of a project's
@@ -172,7 +175,8 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		turn []*memory.Observation // the last summary's turn, of those read
 	)
 	seen := map[string]bool{}
-	looks := 0 // reads, searches and listings left out
+	looks := 0   // reads, searches and listings left out
+	prompts := 0 // prompts kept as records, left out
 	isLearnt := map[uint64]bool{}
 	for _, o := range learnts {
 		isLearnt[o.ID] = true
@@ -202,6 +206,14 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		if look(o) {
 			looks++
 			return nil // not given: the agent can look again
+		}
+		if o.Type == memory.TypePrompt {
+			// The person's own words: search and the prompt's recall
+			// find them. A project of chat alone stops the scan.
+			if prompts++; prompts >= contextPromptScan {
+				return errStop
+			}
+			return nil
 		}
 		seen[title] = true
 		pool = append(pool, *o)

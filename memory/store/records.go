@@ -235,9 +235,11 @@ func (s *database) pinObservation(txn *badger.Txn, o *memory.Observation, pinned
 // learned reports whether an observation is what was learned or decided
 // rather than what a tool did: a decision, a record of what a turn's
 // conversation settled, a memory saved on purpose (none of them made from
-// a tool call). The context leads with them, from their own index.
+// a tool call). The context leads with them, from their own index. A
+// prompt kept as a record of its own (memory.TypePrompt) is what was
+// asked, not what was learned.
 func learned(o *memory.Observation) bool {
-	return o.Tool == "" || o.Type == memory.TypeDecision
+	return o.Tool == "" && o.Type != memory.TypePrompt || o.Type == memory.TypeDecision
 }
 
 // learnedIDs returns the newest n learned observations of a project,

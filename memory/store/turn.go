@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"slices"
 	"strings"
 	"time"
 
@@ -138,4 +139,84 @@ func (m *Memory) indexWhys(ctx context.Context, obs []memory.Observation) {
 	if err := m.indexDocs(ctx, docs); err != nil {
 		m.log.Error("index the records' whys", "err", err)
 	}
+}
+
+// maxEarlierFiles bounds the files a record of what was said gets from
+// the work it follows up.
+const maxEarlierFiles = 8
+
+// tieToEarlierWork gives the records a turn's end made of what was said
+// (a finding, the prompt kept as a record), when the turn touched no file
+// (it talked, or ran a command: a benchmark, the tests) and they name
+// none, the files of the work they follow up: those of the session's
+// files their text names, else those that the session's latest turn that
+// changed files changed. "What does that cost us?", "why not sync.Map?"
+// are asked of the work just done, and the answer, which holds the
+// reason, named no file: search found it, and could not tell what it was
+// about. A decision is left as it is: it states what is chosen from now
+// on, not what was done.
+func (m *Memory) tieToEarlierWork(sessionID uint64, prompt int, obs []memory.Observation) error {
+	if !slices.ContainsFunc(obs, needsEarlierFiles) {
+		return nil
+	}
+	var session []memory.Observation
+	err := m.store.view(func(txn *badger.Txn) error {
+		var err error
+		session, err = m.store.sessionObservations(txn, sessionID, -1)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	last := 0 // the latest earlier turn that changed files
+	var known []string
+	for _, o := range session {
+		if o.PromptNumber == prompt && len(o.Files()) > 0 {
+			return nil // the turn worked on files of its own
+		}
+		if o.PromptNumber < prompt && len(o.FilesModified) > 0 {
+			last = max(last, o.PromptNumber)
+		}
+		if o.PromptNumber < prompt {
+			known = append(known, o.Files()...)
+		}
+	}
+	if last == 0 {
+		return nil
+	}
+	var changed []string
+	for _, o := range session {
+		if o.PromptNumber == last {
+			changed = append(changed, o.FilesModified...)
+		}
+	}
+	changed = memory.Dedupe(changed, maxEarlierFiles)
+	known = memory.Dedupe(known, 1<<10)
+	for i := range obs {
+		o := &obs[i]
+		if !needsEarlierFiles(*o) {
+			continue
+		}
+		text := o.Title + "\n" + o.Narrative + "\n" + strings.Join(o.Facts, "\n") + "\n" + o.Request
+		var named []string
+		for _, f := range known {
+			base := f[strings.LastIndexByte(f, '/')+1:]
+			if strings.Contains(text, f) || len(base) > 3 && strings.Contains(base, ".") && strings.Contains(text, base) {
+				named = append(named, f)
+			}
+		}
+		if len(named) > 0 {
+			o.FilesRead = memory.Dedupe(named, maxEarlierFiles)
+		} else {
+			o.FilesRead = slices.Clone(changed)
+		}
+	}
+	return nil
+}
+
+// needsEarlierFiles reports whether a record of what a turn said names no
+// file and may be tied to the work it follows up (tieToEarlierWork).
+func needsEarlierFiles(o memory.Observation) bool {
+	return o.Tool == "" && o.Source != memory.SourceSaved && len(o.Files()) == 0 &&
+		(o.Type == memory.TypeDiscovery || o.Type == memory.TypePrompt)
 }

@@ -130,6 +130,9 @@ func TestStopReadsNoTranscriptItShouldNot(t *testing.T) {
 	}
 	waitIdle(t, m)
 	for _, o := range all(t, m, "shop") {
+		if o.Type == memory.TypePrompt && o.Title == "fix the cache" {
+			continue // the turn's prompt, kept as a record: not the transcript's
+		}
 		t.Errorf("a record of a transcript that was not to be read: %s: %q", o.ContentSessionID, o.Title)
 	}
 }

@@ -229,6 +229,12 @@ func (m *Memory) process(ctx context.Context, ev memory.Event) error {
 // it is stored), stores what the agent produced and deletes the event, in
 // one transaction.
 func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Session, out memory.AgentOutput) error {
+	if ev.Kind == memory.EventStop {
+		// What a turn without tools said is about the work it follows (turn.go).
+		if err := m.tieToEarlierWork(sess.ID, ev.PromptNumber, out.Observations); err != nil {
+			return err
+		}
+	}
 	// The observations are indexed (and embedded) before the transaction
 	// that takes the event off the queue: once the queue is empty, search
 	// finds everything. What the transaction does not store leaves the

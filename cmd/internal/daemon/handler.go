@@ -57,6 +57,7 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodSearch, mem.Search)
 	handle(mux, memory.MethodTimeline, mem.Timeline)
 	handle(mux, memory.MethodGetObservations, mem.Get)
+	handle(mux, memory.MethodRecords, mem.Records)
 	handle(mux, memory.MethodContext, mem.Context)
 	handle(mux, memory.MethodSave, mem.Save)
 	handle(mux, memory.MethodForget, mem.Forget)
