@@ -44,6 +44,7 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "memory/transcript", forbidden: []string{""}, allowed: []string{"memory", "memory/transcript"}, stdlib: true},
 		{pkg: "memory/rules", forbidden: []string{""}, allowed: []string{"memory/rules", "memory/atomicfile"}, stdlib: true},
 		{pkg: "memory/atomicfile", forbidden: []string{""}, allowed: []string{"memory/atomicfile"}, stdlib: true},
+		{pkg: "memory/internal/cputime", forbidden: []string{""}, allowed: []string{"memory/internal/cputime"}, stdlib: true},
 		{pkg: "memory/client", forbidden: []string{""}, allowed: []string{"memory", "memory/client", "rpc"}},
 		{pkg: "memory/store", forbidden: []string{"rpc", "adapters"}},
 		{pkg: "memory/team", forbidden: []string{"rpc", "adapters", "memory/store", "vector", "memory/observer"}},

@@ -103,8 +103,8 @@ func TestAFollowUpIsTiedToTheWorkItFollows(t *testing.T) {
 	}
 	want := map[string][]string{
 		"The old number was only fast because it was racy; at our request rates this is noise, so I would keep the lock as it is.": {"internal/ratelimit/limiter.go", "internal/ratelimit/limiter_test.go"},
-		"and why did limiter_test.go need the parallel subtest at all?": {"internal/ratelimit/limiter_test.go"},
-		"what is the difference between a mutex and a channel in Go?":   nil,
+		"and why did limiter_test.go need the parallel subtest at all?":                                                            {"internal/ratelimit/limiter_test.go"},
+		"what is the difference between a mutex and a channel in Go?":                                                              nil,
 	}
 	for title, w := range want {
 		got, ok := files[title]

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/memory/internal/cputime"
 	"github.com/mnemo-dev/mnemo/memory/store"
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -160,9 +161,9 @@ func BenchmarkTurnByPromptSize(b *testing.B) {
 				// remembers serves within a turn, as it does in use.
 				seed++
 				prompt, evs := pastedPrompt(size, seed), turnEvents(events, seed)
-				c0 := processCPU()
+				c0 := cputime.Process()
 				runTurn(b, m, fmt.Sprintf("cc-%d", seed), prompt, evs)
-				cpu += processCPU() - c0
+				cpu += cputime.Process() - c0
 				n += events
 			}
 			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(n), "cpu-ms/event")
