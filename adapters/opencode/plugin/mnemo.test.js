@@ -196,7 +196,11 @@ test("session.idle runs Stop with the turn's last text, without waiting; session
 
 test("dispose lets running hooks finish, then ends every open session before it returns", async (t) => {
   const w = world(t, { REC_SLEEP_Stop: "300" });
-  const hooks = await load(w);
+  // Bounds far above what the hooks take: on a machine at load 15 a hook
+  // process took more than the default second to start, and dispose
+  // rightly stopped waiting for it. Here it must wait, and it returns as
+  // soon as they are done.
+  const hooks = await load(w, { drainMs: 15000, endWaitMs: 15000 });
   await hooks.event(created("ses_f"));
   await hooks.event(created("ses_g"));
   await hooks.event(idle("ses_f"));
