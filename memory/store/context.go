@@ -265,6 +265,20 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		used -= len(pinHead)
 	}
 	learnedRows := m.learnedSection(&inj, learnts, isPinned, &used, budget, &res)
+	var knowledgeRows string
+	err = m.store.view(func(txn *badger.Txn) error {
+		given := map[uint64]bool{}
+		for _, id := range res.ObservationIDs {
+			given[id] = true
+		}
+		var err error
+		knowledgeRows, err = m.knowledgeSection(txn, project, cwd, min(int(float64(budget)*contextKnowledgeShare), budget-used), given, &inj, &res)
+		return err
+	})
+	if err != nil {
+		return res, fmt.Errorf("build context: %w", err)
+	}
+	used += len(knowledgeRows)
 	var picked []candidate
 	for _, c := range scoreContext(pool, recent, subdirOf(cwd)) {
 		// What no longer holds is not given as a fact, what changed is
@@ -296,6 +310,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		b.WriteString(pinHead)
 		b.WriteString(pinRows.String())
 	}
+	b.WriteString(knowledgeRows)
 	b.WriteString(learnedRows)
 	b.WriteString(head.String())
 	if len(picked) > 0 {
@@ -305,7 +320,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			res.ObservationIDs = append(res.ObservationIDs, c.o.ID)
 			inj.Items = append(inj.Items, memory.InjectionItem{ID: c.o.ID, Reason: strings.Join(c.reasons, "; ")})
 		}
-	} else if pinRows.Len() == 0 && learnedRows == "" && len(recent) == 0 && !strings.Contains(head.String(), "## Last session") {
+	} else if pinRows.Len() == 0 && learnedRows == "" && knowledgeRows == "" && len(recent) == 0 && !strings.Contains(head.String(), "## Last session") {
 		if looks > 0 {
 			b.WriteString("\nOnly reads and searches so far: the search tools find them.\n")
 		} else {

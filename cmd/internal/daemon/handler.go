@@ -65,6 +65,7 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodUnpin, mem.Unpin)
 	handle(mux, memory.MethodMarkWrong, mem.MarkWrong)
 	handle(mux, memory.MethodUnmarkWrong, mem.UnmarkWrong)
+	handle(mux, memory.MethodKnowledge, mem.Knowledge)
 	handle(mux, memory.MethodPause, mem.Pause)
 	handle(mux, memory.MethodResume, mem.Resume)
 	handle(mux, memory.MethodTeamJoin, m.team.join)

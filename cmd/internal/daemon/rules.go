@@ -15,11 +15,12 @@ import (
 	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
-// The rules files' refresh: after a session ends, the daemon rewrites
-// Mnemo's block in every rules file of the session's project that has
-// Mnemo's markers (`mnemo install <host> --rules` put them there), so that
-// the next session of a host that cannot take context from its hooks
-// reads the memory as it now is.
+// The refresh after a session ends: the daemon derives the session's
+// project knowledge again (store.RefreshKnowledge: off the hooks' path, so
+// that SessionStart only reads it), then rewrites Mnemo's block in every
+// rules file of the project that has Mnemo's markers (`mnemo install <host>
+// --rules` put them there), so that the next session of a host that cannot
+// take context from its hooks reads the memory as it now is.
 const (
 	// rulesEvery is the least time between two refreshes of a project's
 	// rules files: a session end within it is served by one refresh at its
@@ -32,8 +33,9 @@ const (
 	rulesTimeout = 2 * time.Minute
 )
 
-// rulesRefresher refreshes projects' rules files in the background: a
-// session's end only schedules the refresh, never waits for it.
+// rulesRefresher derives projects' knowledge and refreshes their rules
+// files in the background: a session's end only schedules the refresh,
+// never waits for it.
 type rulesRefresher struct {
 	mem                    *store.Memory
 	log                    *slog.Logger
@@ -86,26 +88,24 @@ func (r *rulesRefresher) ended(csid, stage string) {
 // it serves every session that ends before it starts.
 func (r *rulesRefresher) schedule(csid, stage string) {
 	sess, err := r.mem.Session(r.ctx, csid)
-	if err != nil || sess.Cwd == "" {
+	if err != nil {
 		return
 	}
 	if stage == memory.StageStop && hasSessionEnd(sess.Platform) {
 		return // its SessionEnd will come
 	}
-	if r.mem.PausedFor(sess.Project).Inject {
-		return // the rules file is context too
+	root := ""
+	if sess.Cwd != "" && !r.mem.PausedFor(sess.Project).Inject { // the rules file is context too
+		root = memory.RootOf(sess.Cwd)
 	}
-	root := memory.RootOf(sess.Cwd)
-	if len(r.marked(root)) == 0 {
-		return
-	}
+	key := sess.Project + "\x00" + root
 	r.mu.Lock()
-	if r.pending[root] {
+	if r.pending[key] {
 		r.mu.Unlock()
 		return
 	}
-	r.pending[root] = true
-	wait := time.Until(r.last[root].Add(r.every))
+	r.pending[key] = true
+	wait := time.Until(r.last[key].Add(r.every))
 	r.mu.Unlock()
 
 	if wait > 0 {
@@ -116,10 +116,10 @@ func (r *rulesRefresher) schedule(csid, stage string) {
 		}
 	}
 	r.mu.Lock()
-	delete(r.pending, root) // a session that ends from now on gets a refresh of its own
-	r.last[root] = time.Now()
+	delete(r.pending, key) // a session that ends from now on gets a refresh of its own
+	r.last[key] = time.Now()
 	r.mu.Unlock()
-	r.refresh(root)
+	r.refresh(sess.Project, root)
 }
 
 // marked lists the rules files of the project at root that have Mnemo's
@@ -134,17 +134,26 @@ func (r *rulesRefresher) marked(root string) []string {
 	return out
 }
 
-// refresh waits (bounded) for the memory agent to catch up, then writes the
-// project's context into each of its marked rules files. Failures are
-// logged.
-func (r *rulesRefresher) refresh(root string) {
+// refresh waits (bounded) for the memory agent to catch up, derives the
+// project's knowledge again, then writes the project's context into each
+// marked rules file at root ("" for none). Failures are logged.
+func (r *rulesRefresher) refresh(project, root string) {
 	ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
 	defer cancel()
 	settle, stop := context.WithTimeout(ctx, r.settle)
 	if err := r.mem.WaitIdle(settle); err != nil && ctx.Err() == nil {
-		r.log.Info("rules files: refreshing before the memory agent caught up", "project", root, "err", err)
+		r.log.Info("refreshing before the memory agent caught up", "project", project, "err", err)
 	}
 	stop()
+	start := time.Now()
+	if k, err := r.mem.RefreshKnowledge(ctx, project); err != nil {
+		r.log.Warn("project knowledge not derived", "project", project, "err", err)
+	} else {
+		r.log.Info("project knowledge derived", "project", project, "records", k.Records, "lines", len(k.Lines), "ms", time.Since(start).Milliseconds())
+	}
+	if root == "" || len(r.marked(root)) == 0 {
+		return
+	}
 	res, err := r.mem.Context(ctx, memory.ContextParams{Cwd: root})
 	if err != nil {
 		r.log.Warn("rules files: no context", "project", root, "err", err)
