@@ -10,12 +10,13 @@
 //     when last seen. A command whose newest run failed because the
 //     command itself does not work here (not found, no such target) has
 //     stopped working; one whose newest run failed and that another
-//     runner of the same kind passed after was replaced. Neither is
-//     offered.
-//   - What keeps failing and what fixed it: the same error of the same
-//     command in more than one session, and the change after which that
-//     command passed next (the files edited between the failure and the
-//     pass).
+//     runner of the same kind passed after was replaced, and so was one
+//     whose program a later decision in force names as what it replaces
+//     ("switch from npm to pnpm"). None of them is offered.
+//   - What keeps failing and what fixed it: the same error (positions,
+//     numbers and case aside) in more than one session, and the change
+//     after which the command that showed it last passed next (the files
+//     edited between the failure and the pass).
 //   - What moves together and what is hot: files modified in the same
 //     turn in more than one session; files modified in the most turns of
 //     the last two weeks.
@@ -246,6 +247,9 @@ func (b *Builder) commands() []memory.KnowledgeLine {
 				last = r.last
 			}
 		}
+		if b.decidedAway(c, last) {
+			continue
+		}
 		var t strings.Builder
 		fmt.Fprintf(&t, "%s: `%s` passed %s", c.kind, c.name, times(passes))
 		if len(sessions) > 1 {
@@ -294,6 +298,19 @@ func replaced(c *command, newest run, cmds []*command) bool {
 	return false
 }
 
+// decidedAway reports whether a decision in force, made after c last ran,
+// names c's program as what it replaces ("switch from npm to pnpm").
+func (b *Builder) decidedAway(c *command, last time.Time) bool {
+	prog := strings.ToLower(strings.Fields(c.runner + " x")[0])
+	for i := range b.decisions {
+		d := &b.decisions[i]
+		if d.Time.After(last) && slices.Contains(d.Replaces(), prog) {
+			return true
+		}
+	}
+	return false
+}
+
 // runIDs are the ids of runs, the newest pass first, then the newest
 // failure, then the others newest first.
 func runIDs(runs []run) []uint64 {
@@ -319,7 +336,7 @@ func runIDs(runs []run) []uint64 {
 	return ids
 }
 
-// failure is the failed runs of one command with one error.
+// failure is the failed runs with one error.
 type failure struct {
 	command string
 	errText string
@@ -334,14 +351,16 @@ func (b *Builder) failures() []memory.KnowledgeLine {
 		if r.Outcome != local.RunFailed || r.Broken || r.Error == "" {
 			continue
 		}
-		k := r.Command + "\x00" + normalError(r.Error)
+		// One error, whichever command showed it (the project may have
+		// moved from `poetry run pytest` to `uv run pytest` in between).
+		k := normalError(r.Error)
 		f := byKey[k]
 		if f == nil {
-			f = &failure{command: r.Command}
+			f = &failure{}
 			byKey[k] = f
 			groups = append(groups, f)
 		}
-		f.errText = r.Error // the newest wording
+		f.errText, f.command = r.Error, r.Command // the newest wording, the newest command
 		f.runs = append(f.runs, r)
 	}
 	type scored struct {

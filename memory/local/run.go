@@ -18,8 +18,9 @@ type Run struct {
 	// Line is the command line as the record's "$ " fact holds it (its
 	// first line).
 	Line string
-	// Command is the primary command of the line: `go test ./...` of
-	// `cd api && go test ./... 2>&1 | tail -5`.
+	// Command is the primary command of the line, with the wrappers that
+	// run it in the project's environment: `go test ./...` of `cd api &&
+	// go test ./... 2>&1 | tail -5`, `uv run pytest -q`.
 	Command string
 	// Runner names the tool that ran: "go test", "make", "pytest".
 	Runner string
@@ -78,6 +79,11 @@ func RunOf(o *memory.Observation) (Run, bool) {
 	}
 	c := segs[p]
 	r := Run{Line: line, Command: c.String(), Runner: runnerName(c)}
+	if len(c.wrappers) > 0 {
+		// How to run it here: `uv run pytest`, not `pytest`.
+		r.Command = memory.Clip(strings.Join(c.wrappers, " ")+" "+r.Command, 100)
+		r.Runner = strings.Join(c.wrappers, " ") + " " + r.Runner
+	}
 	switch c.kind {
 	case kindTest:
 		r.Kind = RunTest
@@ -93,7 +99,7 @@ func RunOf(o *memory.Observation) (Run, bool) {
 	default:
 		return Run{}, false
 	}
-	core := r.Command
+	core := c.String()
 	title, narrative := o.Title, strings.ToLower(o.Narrative)
 	switch {
 	case strings.HasPrefix(title, "Interrupted: "), strings.HasSuffix(title, " (outcome not shown)"),

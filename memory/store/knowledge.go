@@ -173,7 +173,7 @@ func (m *Memory) holds(txn *badger.Txn, l memory.KnowledgeLine) (bool, error) {
 // knowledgeSection is the block of project knowledge for a context: the
 // project's last derived lines that still hold and that its own
 // instructions (CLAUDE.md, AGENTS.md at the root of cwd) do not already
-// say, within contextKnowledgeShare of the budget. The lines given and
+// say, within budget bytes. The lines given and
 // left out are recorded in inj, their records in res; a record the
 // context gives elsewhere (skip) is not a line's only reason to be given,
 // so a decision's line it gives is not repeated.
@@ -206,7 +206,7 @@ func (m *Memory) knowledgeSection(txn *badger.Txn, project, cwd string, budget i
 			lines = append(lines, l)
 		}
 	}
-	text, shown := knowledge.Render(lines, int(float64(budget)*contextKnowledgeShare))
+	text, shown := knowledge.Render(lines, budget)
 	for _, l := range shown {
 		for _, id := range l.IDs[:min(len(l.IDs), 3)] {
 			if !slices.Contains(res.ObservationIDs, id) {
