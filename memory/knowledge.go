@@ -19,6 +19,10 @@ const (
 	KnowledgeTogether = "together" // files edited together
 	KnowledgeHot      = "hot"      // files most changed lately
 	KnowledgeDecision = "decision" // a decision in force
+	// KnowledgeReplaced is a command no longer offered (it stopped working
+	// or was replaced): never shown as knowledge; the context leaves out
+	// the records of its passing runs, which no longer say how to work.
+	KnowledgeReplaced = "replaced"
 )
 
 // KnowledgeKinds lists the kinds in the order they are shown.
@@ -32,6 +36,9 @@ type Knowledge struct {
 	Computed time.Time       `json:"computed"`
 	Records  int             `json:"records"`
 	Lines    []KnowledgeLine `json:"lines"`
+	// Replaced are the commands no longer offered (KnowledgeReplaced),
+	// each with the records of its passing runs.
+	Replaced []KnowledgeLine `json:"replaced,omitempty"`
 }
 
 // A KnowledgeLine is one thing the records add up to.

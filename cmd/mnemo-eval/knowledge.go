@@ -55,13 +55,31 @@ func holdsAll(text string, groups [][]string) bool {
 	return len(groups) > 0
 }
 
-// holdsAny reports whether text holds any phrase of groups.
+// holdsAny reports whether text holds any phrase of groups, as words: a
+// phrase within a longer word ("npm test passes" in "pnpm test passes")
+// is not held.
 func holdsAny(text string, groups [][]string) bool {
 	low := squashed(text)
 	for _, g := range groups {
-		if slices.ContainsFunc(g, func(w string) bool { return strings.Contains(low, squashed(w)) }) {
+		if slices.ContainsFunc(g, func(w string) bool { return holdsWords(low, squashed(w)) }) {
 			return true
 		}
+	}
+	return false
+}
+
+func holdsWords(text, phrase string) bool {
+	word := func(b byte) bool { return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' }
+	for i := 0; phrase != ""; {
+		j := strings.Index(text[i:], phrase)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(phrase)
+		if (start == 0 || !word(text[start-1]) || !word(phrase[0])) && (end == len(text) || !word(text[end]) || !word(phrase[len(phrase)-1])) {
+			return true
+		}
+		i = start + 1
 	}
 	return false
 }
@@ -200,7 +218,7 @@ func reportKnowledge(ctx context.Context, w io.Writer, s *KnowledgeSet, emb vect
 				mark = "STALE"
 			}
 			fmt.Fprintf(w, "\n%s %s [%s] needs %v absent %v\n", mark, c.ID, c.Kind, c.Needs, c.Absent)
-			if mark != "ok  " || os.Getenv("MNEMO_EVAL_SHOW_ALL") != "" {
+			if mark != "ok  " {
 				fmt.Fprintf(w, "--- context\n%s", contexts[1][c.ID])
 			}
 		}

@@ -75,6 +75,7 @@ type Builder struct {
 	runs      []run
 	edits     []edit
 	decisions []memory.Observation
+	replaced  []memory.KnowledgeLine // commands no longer offered
 }
 
 // run is one record of a run.
@@ -141,7 +142,9 @@ func (b *Builder) Knowledge(now time.Time) memory.Knowledge {
 	k := memory.Knowledge{Project: b.project, Computed: now, Records: b.records, Lines: []memory.KnowledgeLine{}}
 	slices.SortFunc(b.runs, func(x, y run) int { return cmp.Or(x.time.Compare(y.time), cmp.Compare(x.id, y.id)) })
 	slices.SortFunc(b.edits, func(x, y edit) int { return cmp.Or(x.time.Compare(y.time), cmp.Compare(x.id, y.id)) })
+	b.replaced = nil
 	k.Lines = append(k.Lines, b.commands()...)
+	k.Replaced = b.replaced
 	k.Lines = append(k.Lines, b.failures()...)
 	k.Lines = append(k.Lines, b.together()...)
 	k.Lines = append(k.Lines, b.hot(now)...)
@@ -235,19 +238,29 @@ func (b *Builder) commands() []memory.KnowledgeLine {
 		if passes == 0 {
 			continue
 		}
-		if newest.Outcome == local.RunFailed && newest.Broken {
-			continue // stopped working
-		}
-		if newest.Outcome == local.RunFailed && replaced(c, newest, cmds) {
-			continue
-		}
 		last := newest.last
 		for _, r := range c.runs {
 			if r.last.After(last) {
 				last = r.last
 			}
 		}
-		if b.decidedAway(c, last) {
+		gone := ""
+		switch {
+		case newest.Outcome == local.RunFailed && newest.Broken:
+			gone = fmt.Sprintf("`%s` stopped working: %s", c.name, memory.Clip(newest.Error, 100))
+		case newest.Outcome == local.RunFailed:
+			if by := replacedBy(c, newest, cmds); by != nil {
+				gone = fmt.Sprintf("`%s` was replaced by `%s`", c.name, by.name)
+			}
+		}
+		if d := b.decidedAway(c, last); gone == "" && d != nil {
+			gone = fmt.Sprintf("`%s`: decision #%d moved away from it", c.name, d.ID)
+		}
+		if gone != "" {
+			b.replaced = append(b.replaced, memory.KnowledgeLine{
+				Kind: memory.KnowledgeReplaced, Text: gone, Key: c.name, IDs: passedIDs(c.runs), Count: passes, Last: last,
+				Why: "no longer how to work here: " + gone,
+			})
 			continue
 		}
 		var t strings.Builder
@@ -283,32 +296,44 @@ func (b *Builder) commands() []memory.KnowledgeLine {
 	return lines
 }
 
-// replaced reports whether another runner of c's kind passed after c's
+// replacedBy returns another runner of c's kind that passed after c's
 // newest run, which failed: the project runs its tests (or builds) that
-// way now.
-func replaced(c *command, newest run, cmds []*command) bool {
+// way now. nil when none did.
+func replacedBy(c *command, newest run, cmds []*command) *command {
 	for _, o := range cmds {
 		if o == c || o.kind != c.kind || o.runner == c.runner {
 			continue
 		}
 		if t, ok := o.lastPass(); ok && t.After(newest.last) {
-			return true
+			return o
 		}
 	}
-	return false
+	return nil
 }
 
-// decidedAway reports whether a decision in force, made after c last ran,
-// names c's program as what it replaces ("switch from npm to pnpm").
-func (b *Builder) decidedAway(c *command, last time.Time) bool {
+// passedIDs are the ids of the runs that passed, the newest first.
+func passedIDs(runs []run) []uint64 {
+	var ids []uint64
+	for i := len(runs) - 1; i >= 0 && len(ids) < memory.MaxKnowledgeIDs; i-- {
+		if runs[i].Outcome == local.RunPassed {
+			ids = append(ids, runs[i].id)
+		}
+	}
+	return ids
+}
+
+// decidedAway returns a decision in force, made after c last ran, that
+// names c's program as what it replaces ("switch from npm to pnpm"); nil
+// when there is none.
+func (b *Builder) decidedAway(c *command, last time.Time) *memory.Observation {
 	prog := strings.ToLower(strings.Fields(c.runner + " x")[0])
 	for i := range b.decisions {
 		d := &b.decisions[i]
 		if d.Time.After(last) && slices.Contains(d.Replaces(), prog) {
-			return true
+			return d
 		}
 	}
-	return false
+	return nil
 }
 
 // runIDs are the ids of runs, the newest pass first, then the newest

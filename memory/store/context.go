@@ -131,6 +131,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		pins    []memory.Observation
 		learnts []memory.Observation
 		sum     *memory.Summary
+		known   *memory.Knowledge // the project's knowledge, as last derived
 	)
 	top := fmt.Sprintf("<%s project=%q>\n# Memory of %s\n", memory.ContextTag, project, project)
 	err := m.store.view(func(txn *badger.Txn) error {
@@ -161,6 +162,9 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			}
 			learnts = append(learnts, *o)
 		}
+		if known, err = storedKnowledge(txn, project); err != nil {
+			return err
+		}
 		sum, err = m.lastSummary(txn, project)
 		return err
 	})
@@ -181,6 +185,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	for _, o := range pins {
 		isPinned[o.ID] = true
 	}
+	replaced := replacedRuns(known)
 	err = m.eachObservation(ctx, project, func(o *memory.Observation) error {
 		if sum != nil && o.SessionID == sum.SessionID && o.PromptNumber == sum.PromptNumber && o.SessionID != 0 {
 			turn = append(turn, o)
@@ -197,6 +202,14 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		if o.Reverted != 0 || o.Wrong || o.SupersededBy != 0 {
 			o.State = m.anchors.state(o)
 			leaveOut(&inj, o)
+			return nil
+		}
+		if why, ok := replaced[o.ID]; ok {
+			// A command no longer offered: its passing runs no longer say
+			// how to work here (project knowledge).
+			if len(inj.Left) < maxLeft {
+				inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: why})
+			}
 			return nil
 		}
 		if look(o) {
@@ -272,7 +285,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			given[id] = true
 		}
 		var err error
-		knowledgeRows, err = m.knowledgeSection(txn, project, cwd, min(int(float64(budget)*contextKnowledgeShare), budget-used), given, &inj, &res)
+		knowledgeRows, err = m.knowledgeSection(txn, known, cwd, min(int(float64(budget)*contextKnowledgeShare), budget-used), given, &inj, &res)
 		return err
 	})
 	if err != nil {

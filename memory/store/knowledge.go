@@ -177,14 +177,9 @@ func (m *Memory) holds(txn *badger.Txn, l memory.KnowledgeLine) (bool, error) {
 // left out are recorded in inj, their records in res; a record the
 // context gives elsewhere (skip) is not a line's only reason to be given,
 // so a decision's line it gives is not repeated.
-func (m *Memory) knowledgeSection(txn *badger.Txn, project, cwd string, budget int, skip map[uint64]bool, inj *memory.Injection, res *memory.ContextResult) (string, error) {
-	var k memory.Knowledge
-	err := getJSON(txn, key(pKnowledge, []byte(project)), &k)
-	if errors.Is(err, memory.ErrNotFound) {
+func (m *Memory) knowledgeSection(txn *badger.Txn, k *memory.Knowledge, cwd string, budget int, skip map[uint64]bool, inj *memory.Injection, res *memory.ContextResult) (string, error) {
+	if k == nil {
 		return "", nil
-	}
-	if err != nil {
-		return "", err
 	}
 	said := instructions(cwd)
 	var lines []memory.KnowledgeLine
@@ -216,6 +211,36 @@ func (m *Memory) knowledgeSection(txn *badger.Txn, project, cwd string, budget i
 		}
 	}
 	return text, nil
+}
+
+// storedKnowledge reads a project's last derived knowledge; nil when it has
+// none.
+func storedKnowledge(txn *badger.Txn, project string) (*memory.Knowledge, error) {
+	var k memory.Knowledge
+	err := getJSON(txn, key(pKnowledge, []byte(project)), &k)
+	if errors.Is(err, memory.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &k, nil
+}
+
+// replacedRuns maps the records of the passing runs of commands no longer
+// offered to why: the context leaves them out, as what no longer says how
+// to work here.
+func replacedRuns(k *memory.Knowledge) map[uint64]string {
+	if k == nil || len(k.Replaced) == 0 {
+		return nil
+	}
+	out := map[uint64]string{}
+	for _, l := range k.Replaced {
+		for _, id := range l.IDs {
+			out[id] = "left out: " + l.Text
+		}
+	}
+	return out
 }
 
 // instructions reads the project's own instructions files at the root of

@@ -276,7 +276,7 @@ func TestKnowledgeLineGoesWithItsRecords(t *testing.T) {
 // passed again after a change says so.
 func TestKnowledgeFollowsTheFacts(t *testing.T) {
 	h := newHistory(t)
-	h.session("run the tests", h.pass("make test", fmt.Sprintf(addPasses, "0.01s")), h.pass("npm run lint", "done\n"))
+	h.session("run the tests", h.pass("make test", fmt.Sprintf(addPasses, "0.01s")), h.pass("npm run lint", "done\n"), h.pass("npm run build", "built\n"))
 	h.session("run the tests again", h.pass("make test", fmt.Sprintf(addPasses, "0.02s")))
 	k := h.knowledge(true)
 	if line(k, memory.KnowledgeCommand, "`make test`") == nil {
@@ -301,6 +301,21 @@ func TestKnowledgeFollowsTheFacts(t *testing.T) {
 	k = h.knowledge(true)
 	if l := line(k, memory.KnowledgeCommand, "`npm run lint`"); l != nil {
 		t.Errorf("npm run lint was replaced by pnpm run lint, but is offered: %s", l.Text)
+	}
+
+	// A decision moves the builds from npm to pnpm: npm's build is no
+	// longer offered, and its passing run leaves the context.
+	h.session("Let's switch from npm to pnpm for the builds.", h.pass("pnpm run build", "built\n"))
+	k = h.knowledge(true)
+	if l := line(k, memory.KnowledgeCommand, "`npm run build`"); l != nil {
+		t.Errorf("a decision moved the builds away from npm, but npm run build is offered: %s", l.Text)
+	}
+	ctx := h.context()
+	if strings.Contains(ctx.Context, "· npm run build succeeds") || !strings.Contains(ctx.Context, "`pnpm run build` passed") {
+		t.Errorf("the context still says npm builds, or not that pnpm does:\n%s", ctx.Context)
+	}
+	if !slices.ContainsFunc(ctx.Left, func(it memory.InjectionItem) bool { return strings.Contains(it.Reason, "moved away from it") }) {
+		t.Errorf("the preview does not say why npm's build was left out: %+v", ctx.Left)
 	}
 
 	// An error two sessions saw, not passed since; then passed after a change.
