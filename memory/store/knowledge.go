@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -25,6 +26,10 @@ import (
 //
 //	k/<project>                         memory.Knowledge
 var pKnowledge = []byte("k/")
+
+// knowledgeSettle bounds the wait for the memory agent's queue before
+// knowledge is derived on demand.
+const knowledgeSettle = 3 * time.Second
 
 // contextKnowledgeShare is the part of the context's budget the block of
 // project knowledge may take.
@@ -58,7 +63,14 @@ func (m *Memory) Knowledge(ctx context.Context, p memory.KnowledgeParams) (memor
 		}
 	}
 	if !found {
-		var err error
+		// What the records add up to now: the memory agent's queue first
+		// (bounded: what it has not made yet is left for the next time).
+		settle, cancel := context.WithTimeout(ctx, knowledgeSettle)
+		err := m.WaitIdle(settle)
+		cancel()
+		if err != nil && ctx.Err() != nil {
+			return k, ctx.Err()
+		}
 		if k, err = m.RefreshKnowledge(ctx, project); err != nil {
 			return k, err
 		}
