@@ -19,10 +19,11 @@ import (
 // Project knowledge (memory/knowledge derives it): derived off the hooks'
 // path — after a session ends, by the daemon in the background, or on
 // demand — and kept under one key per project, so that SessionStart only
-// reads it. What was derived is checked when it is given: a line whose
-// records were forgotten or marked wrong since (a decision's: superseded
-// or reverted) is not given, until the next derivation says what the
-// records left still add up to.
+// reads it. A line goes with its records: forgetting a record or marking
+// it wrong drops the lines that name it, in the same transaction; a
+// derivation keeps only lines whose records all still hold when it is
+// stored; SessionStart checks the decisions' (superseded or reverted
+// since). The next derivation says what the records left add up to.
 //
 //	k/<project>                         memory.Knowledge
 var pKnowledge = []byte("k/")
@@ -120,14 +121,42 @@ func (m *Memory) RefreshKnowledge(ctx context.Context, project string) (memory.K
 	if err != nil {
 		return memory.Knowledge{}, fmt.Errorf("derive knowledge: %w", err)
 	}
-	k := b.Knowledge(m.now())
+	derived := b.Knowledge(m.now())
+	var k memory.Knowledge
 	err = m.store.update(ctx, func(txn *badger.Txn) error {
+		// A record forgotten or marked wrong while the records were read
+		// takes its lines with it.
+		k = derived
+		var err error
+		if k.Lines, err = m.holding(txn, derived.Lines); err != nil {
+			return err
+		}
 		return setJSON(txn, key(pKnowledge, []byte(project)), &k)
 	})
 	if err != nil {
 		return k, fmt.Errorf("keep knowledge: %w", err)
 	}
 	return k, nil
+}
+
+// dropKnowledgeOf drops the knowledge lines of o's project that name o,
+// forgotten or marked wrong in txn.
+func dropKnowledgeOf(txn *badger.Txn, o *memory.Observation) error {
+	k, err := storedKnowledge(txn, o.Project)
+	if err != nil || k == nil {
+		return err
+	}
+	kept := k.Lines[:0]
+	for _, l := range k.Lines {
+		if !slices.Contains(l.IDs, o.ID) {
+			kept = append(kept, l)
+		}
+	}
+	if len(kept) == len(k.Lines) {
+		return nil
+	}
+	k.Lines = kept
+	return setJSON(txn, key(pKnowledge, []byte(o.Project)), k)
 }
 
 // foldSessions are the sessions that saw the fact of observation id again
@@ -205,13 +234,18 @@ func (m *Memory) knowledgeSection(txn *badger.Txn, k *memory.Knowledge, cwd stri
 			}
 			continue
 		}
-		ok, err := m.holds(txn, l)
-		if err != nil {
-			return "", err
+		if l.Kind == memory.KnowledgeDecision {
+			// Superseded or reverted since it was derived (forgetting or
+			// marking a record wrong drops its lines at once).
+			ok, err := m.holds(txn, l)
+			if err != nil {
+				return "", err
+			}
+			if !ok {
+				continue
+			}
 		}
-		if ok {
-			lines = append(lines, l)
-		}
+		lines = append(lines, l)
 	}
 	text, shown := knowledge.Render(lines, budget)
 	for _, l := range shown {
