@@ -45,6 +45,9 @@ import (
 const (
 	// commandsPerKind bounds the commands offered for each kind of run.
 	commandsPerKind = 3
+	// programSessions: a run of the program (not a test, build or lint)
+	// is offered once it ran in this many sessions.
+	programSessions = 2
 	// failureSessions is how many sessions must have seen an error for it
 	// to keep failing.
 	failureSessions = 2
@@ -235,8 +238,8 @@ func (b *Builder) commands() []memory.KnowledgeLine {
 				sessions[s] = true
 			}
 		}
-		if passes == 0 {
-			continue
+		if passes == 0 || c.kind == local.RunProgram && len(sessions) < programSessions {
+			continue // a script run once is no way of working
 		}
 		last := newest.last
 		for _, r := range c.runs {
