@@ -11,7 +11,7 @@ func TestKnowledgeSplitsLoad(t *testing.T) {
 	for _, c := range []struct {
 		split           string
 		sessions, cases int
-	}{{"dev", 27, 17}, {"test", 37, 18}} {
+	}{{"dev", 27, 17}, {"test", 37, 18}, {"test2", 22, 14}} {
 		s, err := LoadKnowledge(filepath.Join("testdata", "knowledge", c.split))
 		if err != nil {
 			t.Fatal(err)

@@ -61,7 +61,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	convSplits := fs.String("conversation", "dev,test", "the conversation splits to run, comma-separated (\"\" for none)")
 	tasks := fs.Bool("tasks", false, "print each conversation task's outcome, with the context and recall of those missed; for the dev split only")
 	knowData := fs.String("knowledge-data", filepath.Join("cmd", "mnemo-eval", "testdata", "knowledge"), "the folder of the knowledge splits")
-	knowSplits := fs.String("knowledge", "dev,test", "the knowledge splits to run, comma-separated (\"\" for none)")
+	knowSplits := fs.String("knowledge", "dev,test,test2", "the knowledge splits to run, comma-separated (\"\" for none)")
 	knowCases := fs.Bool("knowledge-cases", false, "print each knowledge case's outcome, with the context of those missed; for the dev split only")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -114,7 +114,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		if name == "" {
 			continue
 		}
-		if *knowCases && name == "test" {
+		if *knowCases && strings.HasPrefix(name, "test") {
 			return fmt.Errorf("-knowledge-cases would show the held-out test split's cases: look at dev only")
 		}
 		s, err := LoadKnowledge(filepath.Join(*knowData, name))
