@@ -32,8 +32,9 @@ var update = flag.Bool("update", false, "rewrite the expected output of the tran
 // directives:
 //
 //	raw <text>    send <text> as one frame body as it is (malformed input)
-//	wait-idle     wait until the search index is loaded and the memory
-//	              agent has drained the queue
+//	wait-idle     wait until the search index is loaded, the memory
+//	              agent has drained the queue and the projects' knowledge
+//	              is derived after the sessions that ended
 //	close         close stdin (the client goes away)
 //	# …           a comment
 //
@@ -198,7 +199,8 @@ func replay(t *testing.T, in []byte) []byte {
 }
 
 // waitIdle polls mnemo/status (with ids the transcript does not use) until
-// no event is queued; those frames are not recorded.
+// no event is queued and no knowledge is pending; those frames are not
+// recorded.
 func waitIdle(t *testing.T, send func(string), frames <-chan []byte, n *int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -213,11 +215,12 @@ func waitIdle(t *testing.T, send func(string), frames <-chan []byte, n *int) {
 					Counts struct {
 						Queued int `json:"queued"`
 					} `json:"counts"`
-					Embedder string `json:"embedder"`
+					Embedder         string `json:"embedder"`
+					KnowledgePending int    `json:"knowledgePending"`
 				} `json:"result"`
 			}
 			if json.Unmarshal(body, &msg) == nil && msg.ID == id {
-				if msg.Result.Counts.Queued == 0 && !strings.Contains(msg.Result.Embedder, "(loading") {
+				if msg.Result.Counts.Queued == 0 && !strings.Contains(msg.Result.Embedder, "(loading") && msg.Result.KnowledgePending == 0 {
 					return
 				}
 				break

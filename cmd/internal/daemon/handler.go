@@ -78,6 +78,7 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 		if m.journal != nil {
 			st.Journal = m.journal.status()
 		}
+		st.KnowledgePending = m.rules.unserved()
 		return st, err
 	})
 	handle(mux, memory.MethodSessions, func(ctx context.Context, _ struct{}) (memory.SessionsResult, error) {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
@@ -45,6 +46,9 @@ type rulesRefresher struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// inflight counts the ends not yet served: mnemo/status reports it
+	// (knowledgePending), so that a client can wait for the knowledge.
+	inflight atomic.Int64
 
 	mu      sync.Mutex
 	last    map[string]time.Time // a project's last refresh
@@ -79,8 +83,15 @@ func (r *rulesRefresher) ended(csid, stage string) {
 	if r.ctx.Err() != nil {
 		return
 	}
-	r.wg.Go(func() { r.schedule(csid, stage) })
+	r.inflight.Add(1)
+	r.wg.Go(func() {
+		defer r.inflight.Add(-1)
+		r.schedule(csid, stage)
+	})
 }
+
+// unserved counts the ends whose refresh has not finished.
+func (r *rulesRefresher) unserved() int { return int(r.inflight.Load()) }
 
 // schedule finds the session's project and, when one of its rules files
 // has Mnemo's markers, refreshes them: now, or rulesEvery after the
