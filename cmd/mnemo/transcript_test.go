@@ -260,6 +260,7 @@ func readFrame(r *bufio.Reader) ([]byte, error) {
 var (
 	reRFC3339 = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
 	reClock   = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d`)
+	reDate    = regexp.MustCompile(`\b\d{4}-\d\d-\d\d\b`) // a day (project knowledge's "last run")
 	reUUID    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	rePID     = regexp.MustCompile(`"pid":\d+`)
 	// The group sync's counts and lags depend on timing.
@@ -279,6 +280,7 @@ func (e *testEnv) normalize(body []byte) []byte {
 	s = strings.ReplaceAll(s, e.home, "$MNEMO_HOME")
 	s = reRFC3339.ReplaceAllString(s, "<time>")
 	s = reClock.ReplaceAllString(s, "<clock>")
+	s = reDate.ReplaceAllString(s, "<date>")
 	s = reUUID.ReplaceAllString(s, "<uuid>")
 	s = rePID.ReplaceAllString(s, `"pid":<pid>`)
 	s = reSync.ReplaceAllString(s, `"sync":<sync>`)

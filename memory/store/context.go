@@ -342,6 +342,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	}
 	b.WriteString(footer)
 	b.WriteString(closing)
+	res.ObservationIDs = uniqueIDs(res.ObservationIDs) // a knowledge line may cite a record listed below it
 	res.Context = b.String()
 	res.Bytes = len(res.Context)
 	if csid == "" {

@@ -261,9 +261,7 @@ func (m *Memory) knowledgeSection(txn *badger.Txn, k *memory.Knowledge, cwd stri
 	text, shown := knowledge.Render(lines, budget)
 	for _, l := range shown {
 		for _, id := range l.IDs[:min(len(l.IDs), 3)] {
-			if !slices.Contains(res.ObservationIDs, id) {
-				res.ObservationIDs = append(res.ObservationIDs, id)
-			}
+			res.ObservationIDs = append(res.ObservationIDs, id)
 			inj.Items = append(inj.Items, memory.InjectionItem{ID: id, Reason: "project knowledge, " + l.Why})
 		}
 	}
@@ -295,6 +293,19 @@ func replacedRuns(k *memory.Knowledge) map[uint64]string {
 	for _, l := range k.Replaced {
 		for _, id := range l.IDs {
 			out[id] = "left out: " + l.Text
+		}
+	}
+	return out
+}
+
+// uniqueIDs keeps the first of each id, in order.
+func uniqueIDs(ids []uint64) []uint64 {
+	out := ids[:0]
+	seen := make(map[uint64]bool, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
 		}
 	}
 	return out
