@@ -584,6 +584,9 @@ type Status struct {
 	Sync *SyncStatus `json:"sync,omitempty"`
 	// Journal is what the daemon took in from the hooks' journal.
 	Journal *JournalStatus `json:"journal,omitempty"`
+	// KnowledgePending counts the sessions ended whose projects' knowledge
+	// the daemon has yet to derive again (docs/architecture.md §7).
+	KnowledgePending int `json:"knowledgePending,omitzero"`
 }
 
 // SyncStatus says how the group sync kept its window

@@ -38,6 +38,8 @@ const (
 	MethodUnpin           = "mnemo/unpin"           // IDsParams → PinResult
 	MethodMarkWrong       = "mnemo/markWrong"       // IDsParams → PinResult
 	MethodUnmarkWrong     = "mnemo/unmarkWrong"     // IDsParams → PinResult
+	// What many records of a project add up to (knowledge.go).
+	MethodKnowledge = "mnemo/knowledge" // KnowledgeParams → Knowledge
 
 	// Maintenance.
 	MethodStatus   = "mnemo/status"   // no params → Status

@@ -115,6 +115,15 @@ func replacedTerms(text string) []string {
 	return out
 }
 
+// Replaces returns the words a decision names as what it replaces ("switch
+// from npm to pnpm": npm), lower case; none for any other record.
+func (o *Observation) Replaces() []string {
+	if o.Type != TypeDecision {
+		return nil
+	}
+	return replacedTerms(o.decisionText())
+}
+
 // decisionText is what a decision says it decided.
 func (o *Observation) decisionText() string {
 	var b strings.Builder

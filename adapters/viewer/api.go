@@ -35,6 +35,8 @@ import (
 //	                                    sessions, newest first, with the projects and hosts known
 //	GET    /api/sessions/{id}           one session with its prompts, observations and summaries
 //	GET    /api/context?project=        the context the next session of a project would be given, and why
+//	GET    /api/knowledge?project=&refresh=
+//	                                    what a project's records add up to, each line with its records
 //	GET    /api/injections?project=     the contexts given, newest first
 //	GET    /api/stream                  server-sent events: change (memory.Change), status
 func (s *Server) api(mux *http.ServeMux) {
@@ -51,6 +53,7 @@ func (s *Server) api(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/sessions", s.sessions)
 	mux.HandleFunc("GET /api/sessions/{id}", s.session)
 	mux.HandleFunc("GET /api/context", s.context)
+	mux.HandleFunc("GET /api/knowledge", s.knowledge)
 	mux.HandleFunc("GET /api/injections", s.injections)
 	mux.HandleFunc("GET /api/stream", s.stream)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
@@ -364,6 +367,12 @@ func (s *Server) session(w http.ResponseWriter, r *http.Request) {
 func (s *Server) context(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	res, err := s.o.Memory.Context(r.Context(), memory.ContextParams{Project: q.Get("project"), Cwd: q.Get("cwd")})
+	s.reply(w, r, res, err)
+}
+
+func (s *Server) knowledge(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	res, err := s.o.Memory.Knowledge(r.Context(), memory.KnowledgeParams{Project: q.Get("project"), Cwd: q.Get("cwd"), Refresh: q.Get("refresh") == "1"})
 	s.reply(w, r, res, err)
 }
 

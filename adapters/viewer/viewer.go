@@ -45,6 +45,7 @@ type Memory interface {
 	Timeline(ctx context.Context, p memory.TimelineParams) (memory.TimelineResult, error)
 	GetObservations(ctx context.Context, p memory.IDsParams) (memory.ObservationsResult, error)
 	Context(ctx context.Context, p memory.ContextParams) (memory.ContextResult, error)
+	Knowledge(ctx context.Context, p memory.KnowledgeParams) (memory.Knowledge, error)
 	Injections(ctx context.Context, p memory.InjectionsParams) (memory.InjectionsResult, error)
 	Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetResult, error)
 	Correct(ctx context.Context, p memory.CorrectParams) (memory.CorrectResult, error)

@@ -66,6 +66,9 @@ func (s storeMemory) Session(ctx context.Context, p memory.SessionParams) (memor
 	return s.m.SessionRecords(ctx, p)
 }
 func (s storeMemory) Doctor(ctx context.Context) (memory.DoctorResult, error) { return s.m.Doctor(ctx) }
+func (s storeMemory) Knowledge(ctx context.Context, p memory.KnowledgeParams) (memory.Knowledge, error) {
+	return s.m.Knowledge(ctx, p)
+}
 
 const token = "0123456789abcdef0123456789abcdef-test"
 
@@ -462,5 +465,38 @@ func TestViewerCorrectAndPin(t *testing.T) {
 	}
 	if code, body := send("DELETE", fmt.Sprintf("/api/records/%d/wrong", id), "", page); code != 200 || !strings.Contains(body, fmt.Sprintf(`"changed":[%d]`, id)) {
 		t.Errorf("unmark wrong: %d %s", code, body)
+	}
+}
+
+// The knowledge view: what a project's records add up to, each line with
+// its records, derived again on ?refresh=1; a decision marked wrong from
+// the viewer leaves it at once.
+func TestViewerKnowledge(t *testing.T) {
+	w := newWorld(t)
+	w.login(t)
+	saved, err := w.m.Save(context.Background(), memory.SaveParams{Project: "shop", Type: memory.TypeDecision, Text: "Money is integer cents, never floats."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var k memory.Knowledge
+	w.getJSON(t, "/api/knowledge?project=shop&refresh=1", &k)
+	if k.Project != "shop" || len(k.Lines) != 1 || k.Lines[0].Kind != memory.KnowledgeDecision || len(k.Lines[0].IDs) != 1 || k.Lines[0].IDs[0] != saved.ID {
+		t.Fatalf("knowledge: %+v", k)
+	}
+	req, _ := http.NewRequest("PUT", fmt.Sprintf("%s/api/records/%d/wrong", w.base, saved.ID), nil)
+	req.Header.Set("X-Mnemo", "1")
+	res, err := w.client.Do(req)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("mark wrong: %v %v", err, res)
+	}
+	res.Body.Close()
+	w.getJSON(t, "/api/knowledge?project=shop", &k)
+	if len(k.Lines) != 0 {
+		t.Errorf("a line whose record is marked wrong is still shown: %+v", k.Lines)
+	}
+	for path, want := range map[string]int{"/api/knowledge": 400} {
+		if code, body := w.do(t, "GET", path, nil); code != want {
+			t.Errorf("%s: %d %s", path, code, body)
+		}
 	}
 }

@@ -87,7 +87,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.embedSample, "embed", 48, "observation texts embedded by the sentence encoder for its throughput")
 	fs.StringVar(&o.embedder, "embedder", "auto", "the embedder of the data sets and their daemons: auto (the sentence encoder when installed), use-lite or hash")
 	fs.IntVar(&o.useTopics, "use-topics", 1000, "topics embedded by the sentence encoder for the data sets (the others borrow their vectors)")
-	parts := fs.String("parts", "embedding,recorded,hooks,ingest,sizes,editor,conversation,history,anchors,team", "what to measure, comma-separated: embedding, recorded (the daemon's CPU back-filling the recorded Claude Code transcripts with the sentence encoder), hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds), conversation (in-process: the turn-end read of a transcript, the records of what turns said), history (import claude-mem; backfill claude-code, codex and gemini), anchors (what checking observations' anchors adds to a context, at 10k), team (team memory through a throw-away PostgreSQL on loopback: push, pull, write to searchable)")
+	parts := fs.String("parts", "embedding,recorded,hooks,ingest,sizes,editor,conversation,history,anchors,knowledge,team", "what to measure, comma-separated: embedding, recorded (the daemon's CPU back-filling the recorded Claude Code transcripts with the sentence encoder), hooks, ingest, sizes (the rows per data set size), editor (in-process, a few seconds), conversation (in-process: the turn-end read of a transcript, the records of what turns said), history (import claude-mem; backfill claude-code, codex and gemini), anchors (what checking observations' anchors adds to a context, at 10k), knowledge (deriving project knowledge on the data sets of -sizes, and SessionStart with it), team (team memory through a throw-away PostgreSQL on loopback: push, pull, write to searchable)")
 	fs.StringVar(&o.transcripts, "transcripts", filepath.Join("adapters", "claudecode", "testdata", "transcripts"), "the recorded Claude Code transcripts, a folder per version (the recorded rows)")
 	fs.IntVar(&o.teamRecords, "team-records", 5000, "records pushed and pulled by the team rows")
 	fs.IntVar(&o.teamProbes, "team-probes", 200, "saves timed from one daemon until the other's search finds them (team rows)")
@@ -102,10 +102,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	o.parts = map[string]bool{}
 	for _, p := range strings.Split(*parts, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "embedding", "recorded", "hooks", "ingest", "sizes", "editor", "conversation", "history", "anchors", "team":
+		case "embedding", "recorded", "hooks", "ingest", "sizes", "editor", "conversation", "history", "anchors", "knowledge", "team":
 			o.parts[p] = true
 		default:
-			return o, fmt.Errorf("-parts: %q is not embedding, recorded, hooks, ingest, sizes, editor, conversation, history, anchors or team", p)
+			return o, fmt.Errorf("-parts: %q is not embedding, recorded, hooks, ingest, sizes, editor, conversation, history, anchors, knowledge or team", p)
 		}
 	}
 	for _, s := range strings.Split(*sizes, ",") {
@@ -171,6 +171,7 @@ type bench struct {
 	talk      *conversationResult
 	history   []historyResult
 	anchors   *anchorsResult
+	knowledge []knowledgeResult
 	team      *teamResult
 	teamErr   string
 
@@ -345,6 +346,24 @@ func (b *bench) run(ctx context.Context) error {
 				return fmt.Errorf("team: %w", err)
 			}
 			b.team = &tr
+		}
+	}
+	if b.o.parts["knowledge"] {
+		for _, n := range b.o.sizes {
+			ds, err := buildDataSet(ctx, b.log, b.o.cache, n, sizeEmb, k)
+			if err != nil {
+				return fmt.Errorf("data set %d: %w", n, err)
+			}
+			e, err := newEnv(fmt.Sprintf("knowledge-%d", n), sizeModels)
+			if err != nil {
+				return err
+			}
+			b.log.Info("measuring project knowledge", "observations", n)
+			kr, err := measureKnowledge(ctx, b.log, e, ds)
+			if err != nil {
+				return fmt.Errorf("knowledge, %d observations: %w", n, err)
+			}
+			b.knowledge = append(b.knowledge, kr)
 		}
 	}
 	if !b.o.parts["sizes"] {
@@ -642,6 +661,9 @@ func (b *bench) rows() []row {
 			fmt.Sprintf("+%s (p50 %s vs %s)", ms(added), ms(a.anchored.p50()), ms(a.plain.p50())), bA, vA,
 			fmt.Sprintf("the same %d edits of %d files in two homes, anchored (live) and not (dated an hour back, as a back-fill); %d calls each; after a tenth of the files changed and a twentieth lost what was written: %s (the newest 200: %v)",
 				a.n, a.files, len(a.plain), p50p99(a.afterChanges), a.states)})
+	}
+	for i := range b.knowledge {
+		rows = append(rows, b.knowledge[i].rows()...)
 	}
 	if b.team != nil {
 		rows = append(rows, b.team.rows()...)

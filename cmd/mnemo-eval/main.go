@@ -19,6 +19,12 @@
 // conversation: each task is the first prompt of a new session in its
 // project; it passes when SessionStart's context and the prompt's recall
 // together carry the words the task needs (conversation.go).
+//
+// The knowledge splits (testdata/knowledge) score project knowledge: in
+// multi-session histories, the SessionStart context of a later session
+// must carry a fact learned early (how to run the tests, the fix of a
+// recurring error, a decision in force) and never a replaced one
+// (knowledge.go).
 package main
 
 import (
@@ -58,6 +64,9 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	public := fs.String("public", "locomo,devbench", "the public benchmarks to run, comma-separated (\"\" for none)")
 	embedCache := fs.String("embed-cache", "", "a file that keeps the sentence encoder's vectors between runs, by text (for tuning: the same texts are embedded once)")
 	locomoOnly := fs.String("locomo-conversations", "", "LoCoMo's conversations to replay, by file name (\"26,30\"); all when empty")
+	knowData := fs.String("knowledge-data", filepath.Join("cmd", "mnemo-eval", "testdata", "knowledge"), "the folder of the knowledge splits")
+	knowSplits := fs.String("knowledge", "dev,test,test2", "the knowledge splits to run, comma-separated (\"\" for none)")
+	knowCases := fs.Bool("knowledge-cases", false, "print each knowledge case's outcome, with the context of those missed; for the dev split only")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -118,6 +127,22 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 			if _, err := reportConversation(ctx, w, s, emb, *tasks); err != nil {
 				return err
 			}
+		}
+	}
+	for _, name := range strings.Split(*knowSplits, ",") {
+		if name == "" {
+			continue
+		}
+		if *knowCases && strings.HasPrefix(name, "test") {
+			return fmt.Errorf("-knowledge-cases would show the held-out test split's cases: look at dev only")
+		}
+		s, err := LoadKnowledge(filepath.Join(*knowData, name))
+		if err != nil {
+			return err
+		}
+		// The context does not search: one embedder says it all.
+		if _, err := reportKnowledge(ctx, w, s, embs[0], *knowCases); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -82,6 +82,7 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			pauseCommand(false),
 			teamCommand(),
 			contextCommand(),
+			knowledgeCommand(),
 			sessionsCommand(),
 			statusCommand(),
 			doctorCommand(),

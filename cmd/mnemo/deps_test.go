@@ -41,6 +41,7 @@ func TestDependencyDirection(t *testing.T) {
 		{pkg: "memory", forbidden: []string{""}, allowed: []string{"memory"}, stdlib: true},
 		{pkg: "memory/privacy", forbidden: []string{""}, allowed: []string{"memory/privacy"}, stdlib: true},
 		{pkg: "memory/local", forbidden: []string{""}, allowed: []string{"memory", "memory/local"}, stdlib: true},
+		{pkg: "memory/knowledge", forbidden: []string{""}, allowed: []string{"memory", "memory/local", "memory/knowledge"}, stdlib: true},
 		{pkg: "memory/transcript", forbidden: []string{""}, allowed: []string{"memory", "memory/transcript"}, stdlib: true},
 		{pkg: "memory/rules", forbidden: []string{""}, allowed: []string{"memory/rules", "memory/atomicfile"}, stdlib: true},
 		{pkg: "memory/atomicfile", forbidden: []string{""}, allowed: []string{"memory/atomicfile"}, stdlib: true},

@@ -32,8 +32,9 @@ var update = flag.Bool("update", false, "rewrite the expected output of the tran
 // directives:
 //
 //	raw <text>    send <text> as one frame body as it is (malformed input)
-//	wait-idle     wait until the search index is loaded and the memory
-//	              agent has drained the queue
+//	wait-idle     wait until the search index is loaded, the memory
+//	              agent has drained the queue and the projects' knowledge
+//	              is derived after the sessions that ended
 //	close         close stdin (the client goes away)
 //	# …           a comment
 //
@@ -198,7 +199,8 @@ func replay(t *testing.T, in []byte) []byte {
 }
 
 // waitIdle polls mnemo/status (with ids the transcript does not use) until
-// no event is queued; those frames are not recorded.
+// no event is queued and no knowledge is pending; those frames are not
+// recorded.
 func waitIdle(t *testing.T, send func(string), frames <-chan []byte, n *int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
@@ -213,11 +215,12 @@ func waitIdle(t *testing.T, send func(string), frames <-chan []byte, n *int) {
 					Counts struct {
 						Queued int `json:"queued"`
 					} `json:"counts"`
-					Embedder string `json:"embedder"`
+					Embedder         string `json:"embedder"`
+					KnowledgePending int    `json:"knowledgePending"`
 				} `json:"result"`
 			}
 			if json.Unmarshal(body, &msg) == nil && msg.ID == id {
-				if msg.Result.Counts.Queued == 0 && !strings.Contains(msg.Result.Embedder, "(loading") {
+				if msg.Result.Counts.Queued == 0 && !strings.Contains(msg.Result.Embedder, "(loading") && msg.Result.KnowledgePending == 0 {
 					return
 				}
 				break
@@ -257,6 +260,7 @@ func readFrame(r *bufio.Reader) ([]byte, error) {
 var (
 	reRFC3339 = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
 	reClock   = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d`)
+	reDate    = regexp.MustCompile(`\b\d{4}-\d\d-\d\d\b`) // a day (project knowledge's "last run")
 	reUUID    = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	rePID     = regexp.MustCompile(`"pid":\d+`)
 	// The group sync's counts and lags depend on timing.
@@ -276,6 +280,7 @@ func (e *testEnv) normalize(body []byte) []byte {
 	s = strings.ReplaceAll(s, e.home, "$MNEMO_HOME")
 	s = reRFC3339.ReplaceAllString(s, "<time>")
 	s = reClock.ReplaceAllString(s, "<clock>")
+	s = reDate.ReplaceAllString(s, "<date>")
 	s = reUUID.ReplaceAllString(s, "<uuid>")
 	s = rePID.ReplaceAllString(s, `"pid":<pid>`)
 	s = reSync.ReplaceAllString(s, `"sync":<sync>`)

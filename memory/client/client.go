@@ -164,6 +164,12 @@ func (c *Client) UnmarkWrong(ctx context.Context, p memory.IDsParams) (memory.Pi
 	return call[memory.PinResult](ctx, c.c, memory.MethodUnmarkWrong, p)
 }
 
+// Knowledge returns what a project's records add up to, derived again when
+// p.Refresh is set (mnemo/knowledge).
+func (c *Client) Knowledge(ctx context.Context, p memory.KnowledgeParams) (memory.Knowledge, error) {
+	return call[memory.Knowledge](ctx, c.c, memory.MethodKnowledge, p)
+}
+
 // Maintenance.
 
 // Status describes the running daemon and its memory (mnemo/status).

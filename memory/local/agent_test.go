@@ -629,8 +629,12 @@ func TestLocalAgentRecordsDecisions(t *testing.T) {
 		{"Should we use SSE instead of polling?", ""},
 		{"Help me decide whether to use SSE instead of polling; give me the trade-offs.", ""},
 		{"Should we move the tests from Jest to Vitest? Give me the trade-offs, don't decide yet.", ""},
+		// A move stated as a choice.
+		{"Handlebars helpers can't be async. Migrate from Handlebars to Eta templates.", "Decision: migrate from Handlebars to Eta templates"},
+		{"We moved away from Redux to React Query last sprint, so delete the store.", "Decision: we moved away from Redux to React Query last sprint, so delete the store"},
 		// A description, not a choice.
 		{"The cart empties when people switch from the product page to checkout on Safari. Fix it.", ""},
+		{"The modal moves from the left to the right when it opens. Fix it.", ""},
 	}
 	read := toolCall{"Read", `{"file_path":"/src/app/a.go"}`, `{}`}
 	for _, tc := range cases {

@@ -18,7 +18,7 @@ var decisionRE = regexp.MustCompile(`(?i)\b(?:` +
 	`|prefer\b[^.!?\n]*?\bover` +
 	`|from now on` +
 	`|(?:always|never|don't|do not) use` +
-	`|(?:^(?:\w+[,.]? )?|\b(?:we|i|let's|we'll|we will|we've|i'll|i will) )switch(?:ed)? from\b[^.!?\n]*?\bto` +
+	`|(?:^(?:\w+[,.]? )?|\b(?:we|i|let's|we'll|we will|we've|i'll|i will) )(?:switch(?:ed)?|move[ds]?|migrate[ds]?)(?: away)? from\b[^.!?\n]*?\bto` +
 	`|^(?:\w+[,.]? )?go with` +
 	`|^decision:\s*\w+` +
 	`)\b`)
@@ -33,7 +33,7 @@ var askRE = regexp.MustCompile(`(?i)^(?:\w+[,.]? )?(?:decision:\s*)?(?:please\s+
 
 // decisionWords are what every sentence decisionRE matches contains: a
 // cheap test that spares most prompts the expression.
-var decisionWords = []string{"decid", "agreed", "chose", "settled on", "let's", "lets ", "we'll", "we will", "we should", "we're going", "going forward", "instead of", "rather than", "prefer", "from now on", "always use", "never use", "don't use", "do not use", "switch", "go with", "decision:"}
+var decisionWords = []string{"decid", "agreed", "chose", "settled on", "let's", "lets ", "we'll", "we will", "we should", "we're going", "going forward", "instead of", "rather than", "prefer", "from now on", "always use", "never use", "don't use", "do not use", "switch", "go with", "decision:", "move from", "moved from", "moves from", "migrate", "away from"}
 
 // decisionsIn returns the sentences of a prompt that state a choice; a
 // sentence that asks for one (a question, "help me decide…", "Decision:

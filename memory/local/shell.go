@@ -25,10 +25,12 @@ const (
 
 // shellCommand is one segment of a shell command line, words unquoted.
 type shellCommand struct {
-	words  []string // without env assignments and wrappers (sudo, time…)
-	kind   cmdKind
-	args   []string // the words after the command (and subcommand)
-	target string   // a file stdout is redirected to
+	words []string // without env assignments and wrappers (sudo, time…)
+	// wrappers are the wrappers taken off words, in order ("uv", "run").
+	wrappers []string
+	kind     cmdKind
+	args     []string // the words after the command (and subcommand)
+	target   string   // a file stdout is redirected to
 	// redirected: some of its output went to a file or /dev/null (not
 	// 2>&1), so that the output the host saw is not all it printed.
 	redirected bool
@@ -227,7 +229,13 @@ func newCommand(raw []string) shellCommand {
 			continue
 		}
 		if commandWrappers[w] {
+			c.wrappers = append(c.wrappers, w)
 			c.words = c.words[1:]
+			if runWrappers[w] && len(c.words) > 1 && c.words[0] == "run" {
+				// uv run pytest: the tool runs in the project's environment.
+				c.wrappers = append(c.wrappers, "run")
+				c.words = c.words[1:]
+			}
 			continue
 		}
 		break
@@ -236,4 +244,8 @@ func newCommand(raw []string) shellCommand {
 	return c
 }
 
-var commandWrappers = wordSet("sudo", "time", "env", "nohup", "exec", "command", "npx", "bunx", "uv", "poetry", "pipenv", "bundle")
+var commandWrappers = wordSet("sudo", "time", "env", "nohup", "exec", "command", "npx", "bunx", "uv", "poetry", "pipenv", "bundle", "pdm", "hatch", "rye")
+
+// runWrappers run the command after their "run" in the project's
+// environment.
+var runWrappers = wordSet("uv", "poetry", "pipenv", "pdm", "hatch", "rye")

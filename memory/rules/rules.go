@@ -264,3 +264,14 @@ func writeAtomic(path string, data []byte) error {
 	}
 	return nil
 }
+
+// Outside returns the text of a rules file without Mnemo's block: what the
+// project itself says (all of it when the markers cannot be made sense of,
+// or there are none).
+func Outside(data []byte) string {
+	start, end, err := find(data)
+	if err != nil || start < 0 {
+		return string(data)
+	}
+	return string(data[:start]) + string(data[end:])
+}

@@ -134,6 +134,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		pins    []memory.Observation
 		learnts []memory.Observation
 		sum     *memory.Summary
+		known   *memory.Knowledge // the project's knowledge, as last derived
 	)
 	top := fmt.Sprintf("<%s project=%q>\n# Memory of %s\n", memory.ContextTag, project, project)
 	err := m.store.view(func(txn *badger.Txn) error {
@@ -164,6 +165,9 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			}
 			learnts = append(learnts, *o)
 		}
+		if known, err = storedKnowledge(txn, project); err != nil {
+			return err
+		}
 		sum, err = m.lastSummary(txn, project)
 		return err
 	})
@@ -185,6 +189,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	for _, o := range pins {
 		isPinned[o.ID] = true
 	}
+	replaced := replacedRuns(known)
 	err = m.eachObservation(ctx, project, func(o *memory.Observation) error {
 		if sum != nil && o.SessionID == sum.SessionID && o.PromptNumber == sum.PromptNumber && o.SessionID != 0 {
 			turn = append(turn, o)
@@ -201,6 +206,14 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		if o.Reverted != 0 || o.Wrong || o.SupersededBy != 0 {
 			o.State = m.anchors.state(o)
 			leaveOut(&inj, o)
+			return nil
+		}
+		if why, ok := replaced[o.ID]; ok {
+			// A command no longer offered: its passing runs no longer say
+			// how to work here (project knowledge).
+			if len(inj.Left) < maxLeft {
+				inj.Left = append(inj.Left, memory.InjectionItem{ID: o.ID, Reason: why})
+			}
 			return nil
 		}
 		if look(o) {
@@ -277,6 +290,20 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		used -= len(pinHead)
 	}
 	learnedRows := m.learnedSection(&inj, learnts, isPinned, &used, budget, &res)
+	var knowledgeRows string
+	err = m.store.view(func(txn *badger.Txn) error {
+		given := map[uint64]bool{}
+		for _, id := range res.ObservationIDs {
+			given[id] = true
+		}
+		var err error
+		knowledgeRows, err = m.knowledgeSection(txn, known, cwd, min(int(float64(budget)*contextKnowledgeShare), budget-used), given, &inj, &res)
+		return err
+	})
+	if err != nil {
+		return res, fmt.Errorf("build context: %w", err)
+	}
+	used += len(knowledgeRows)
 	var picked []candidate
 	for _, c := range scoreContext(pool, recent, subdirOf(cwd)) {
 		// What no longer holds is not given as a fact, what changed is
@@ -308,6 +335,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		b.WriteString(pinHead)
 		b.WriteString(pinRows.String())
 	}
+	b.WriteString(knowledgeRows)
 	b.WriteString(learnedRows)
 	b.WriteString(head.String())
 	if len(picked) > 0 {
@@ -317,7 +345,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			res.ObservationIDs = append(res.ObservationIDs, c.o.ID)
 			inj.Items = append(inj.Items, memory.InjectionItem{ID: c.o.ID, Reason: strings.Join(c.reasons, "; ")})
 		}
-	} else if pinRows.Len() == 0 && learnedRows == "" && len(recent) == 0 && !strings.Contains(head.String(), "## Last session") {
+	} else if pinRows.Len() == 0 && learnedRows == "" && knowledgeRows == "" && len(recent) == 0 && !strings.Contains(head.String(), "## Last session") {
 		if looks > 0 {
 			b.WriteString("\nOnly reads and searches so far: the search tools find them.\n")
 		} else {
@@ -326,6 +354,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 	}
 	b.WriteString(footer)
 	b.WriteString(closing)
+	res.ObservationIDs = uniqueIDs(res.ObservationIDs) // a knowledge line may cite a record listed below it
 	res.Context = b.String()
 	res.Bytes = len(res.Context)
 	if csid == "" {

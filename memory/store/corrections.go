@@ -153,6 +153,11 @@ func (m *Memory) setWrong(ctx context.Context, p memory.IDsParams, wrong bool) (
 			if err := release(txn, o); err != nil {
 				return err
 			}
+			if wrong {
+				if err := dropKnowledgeOf(txn, o); err != nil {
+					return err
+				}
+			}
 			return setJSON(txn, idKey(pObs, o.ID), o)
 		})
 }

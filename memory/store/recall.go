@@ -241,6 +241,9 @@ func (m *Memory) Forget(ctx context.Context, p memory.IDsParams) (memory.ForgetR
 			if err := m.store.deleteObservation(txn, o); err != nil {
 				return err
 			}
+			if err := dropKnowledgeOf(txn, o); err != nil {
+				return err
+			}
 			res.Deleted = append(res.Deleted, id)
 		}
 		return nil

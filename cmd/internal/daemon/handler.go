@@ -66,6 +66,7 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodUnpin, mem.Unpin)
 	handle(mux, memory.MethodMarkWrong, mem.MarkWrong)
 	handle(mux, memory.MethodUnmarkWrong, mem.UnmarkWrong)
+	handle(mux, memory.MethodKnowledge, mem.Knowledge)
 	handle(mux, memory.MethodPause, mem.Pause)
 	handle(mux, memory.MethodResume, mem.Resume)
 	handle(mux, memory.MethodTeamJoin, m.team.join)
@@ -78,6 +79,7 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 		if m.journal != nil {
 			st.Journal = m.journal.status()
 		}
+		st.KnowledgePending = m.rules.unserved()
 		return st, err
 	})
 	handle(mux, memory.MethodSessions, func(ctx context.Context, _ struct{}) (memory.SessionsResult, error) {

@@ -43,7 +43,8 @@ type Main struct {
 	// Config is the configuration Open loaded.
 	Config Config
 
-	// rules refreshes projects' rules files after their sessions end.
+	// rules derives projects' knowledge again and refreshes their rules
+	// files after their sessions end.
 	rules *rulesRefresher
 	// viewer serves the memory viewer once asked (viewer.go).
 	viewer *viewerHost

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
@@ -15,11 +16,12 @@ import (
 	"github.com/mnemo-dev/mnemo/memory/store"
 )
 
-// The rules files' refresh: after a session ends, the daemon rewrites
-// Mnemo's block in every rules file of the session's project that has
-// Mnemo's markers (`mnemo install <host> --rules` put them there), so that
-// the next session of a host that cannot take context from its hooks
-// reads the memory as it now is.
+// The refresh after a session ends: the daemon derives the session's
+// project knowledge again (store.RefreshKnowledge: off the hooks' path, so
+// that SessionStart only reads it), then rewrites Mnemo's block in every
+// rules file of the project that has Mnemo's markers (`mnemo install <host>
+// --rules` put them there), so that the next session of a host that cannot
+// take context from its hooks reads the memory as it now is.
 const (
 	// rulesEvery is the least time between two refreshes of a project's
 	// rules files: a session end within it is served by one refresh at its
@@ -32,8 +34,9 @@ const (
 	rulesTimeout = 2 * time.Minute
 )
 
-// rulesRefresher refreshes projects' rules files in the background: a
-// session's end only schedules the refresh, never waits for it.
+// rulesRefresher derives projects' knowledge and refreshes their rules
+// files in the background: a session's end only schedules the refresh,
+// never waits for it.
 type rulesRefresher struct {
 	mem                    *store.Memory
 	log                    *slog.Logger
@@ -43,6 +46,9 @@ type rulesRefresher struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// inflight counts the ends not yet served: mnemo/status reports it
+	// (knowledgePending), so that a client can wait for the knowledge.
+	inflight atomic.Int64
 
 	mu      sync.Mutex
 	last    map[string]time.Time // a project's last refresh
@@ -77,8 +83,15 @@ func (r *rulesRefresher) ended(csid, stage string) {
 	if r.ctx.Err() != nil {
 		return
 	}
-	r.wg.Go(func() { r.schedule(csid, stage) })
+	r.inflight.Add(1)
+	r.wg.Go(func() {
+		defer r.inflight.Add(-1)
+		r.schedule(csid, stage)
+	})
 }
+
+// unserved counts the ends whose refresh has not finished.
+func (r *rulesRefresher) unserved() int { return int(r.inflight.Load()) }
 
 // schedule finds the session's project and, when one of its rules files
 // has Mnemo's markers, refreshes them: now, or rulesEvery after the
@@ -86,26 +99,24 @@ func (r *rulesRefresher) ended(csid, stage string) {
 // it serves every session that ends before it starts.
 func (r *rulesRefresher) schedule(csid, stage string) {
 	sess, err := r.mem.Session(r.ctx, csid)
-	if err != nil || sess.Cwd == "" {
+	if err != nil {
 		return
 	}
 	if stage == memory.StageStop && hasSessionEnd(sess.Platform) {
 		return // its SessionEnd will come
 	}
-	if r.mem.PausedFor(sess.Project).Inject {
-		return // the rules file is context too
+	root := ""
+	if sess.Cwd != "" && !r.mem.PausedFor(sess.Project).Inject { // the rules file is context too
+		root = memory.RootOf(sess.Cwd)
 	}
-	root := memory.RootOf(sess.Cwd)
-	if len(r.marked(root)) == 0 {
-		return
-	}
+	key := sess.Project + "\x00" + root
 	r.mu.Lock()
-	if r.pending[root] {
+	if r.pending[key] {
 		r.mu.Unlock()
 		return
 	}
-	r.pending[root] = true
-	wait := time.Until(r.last[root].Add(r.every))
+	r.pending[key] = true
+	wait := time.Until(r.last[key].Add(r.every))
 	r.mu.Unlock()
 
 	if wait > 0 {
@@ -116,10 +127,10 @@ func (r *rulesRefresher) schedule(csid, stage string) {
 		}
 	}
 	r.mu.Lock()
-	delete(r.pending, root) // a session that ends from now on gets a refresh of its own
-	r.last[root] = time.Now()
+	delete(r.pending, key) // a session that ends from now on gets a refresh of its own
+	r.last[key] = time.Now()
 	r.mu.Unlock()
-	r.refresh(root)
+	r.refresh(sess.Project, root)
 }
 
 // marked lists the rules files of the project at root that have Mnemo's
@@ -134,17 +145,26 @@ func (r *rulesRefresher) marked(root string) []string {
 	return out
 }
 
-// refresh waits (bounded) for the memory agent to catch up, then writes the
-// project's context into each of its marked rules files. Failures are
-// logged.
-func (r *rulesRefresher) refresh(root string) {
+// refresh waits (bounded) for the memory agent to catch up, derives the
+// project's knowledge again, then writes the project's context into each
+// marked rules file at root ("" for none). Failures are logged.
+func (r *rulesRefresher) refresh(project, root string) {
 	ctx, cancel := context.WithTimeout(r.ctx, r.timeout)
 	defer cancel()
 	settle, stop := context.WithTimeout(ctx, r.settle)
 	if err := r.mem.WaitIdle(settle); err != nil && ctx.Err() == nil {
-		r.log.Info("rules files: refreshing before the memory agent caught up", "project", root, "err", err)
+		r.log.Info("refreshing before the memory agent caught up", "project", project, "err", err)
 	}
 	stop()
+	start := time.Now()
+	if k, err := r.mem.RefreshKnowledge(ctx, project); err != nil {
+		r.log.Warn("project knowledge not derived", "project", project, "err", err)
+	} else {
+		r.log.Info("project knowledge derived", "project", project, "records", k.Records, "lines", len(k.Lines), "ms", time.Since(start).Milliseconds())
+	}
+	if root == "" || len(r.marked(root)) == 0 {
+		return
+	}
 	res, err := r.mem.Context(ctx, memory.ContextParams{Cwd: root})
 	if err != nil {
 		r.log.Warn("rules files: no context", "project", root, "err", err)

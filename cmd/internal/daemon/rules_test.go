@@ -3,6 +3,9 @@ package daemon
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,6 +16,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
+	"github.com/mnemo-dev/mnemo/memory/knowledge"
 	"github.com/mnemo-dev/mnemo/memory/rules"
 )
 
@@ -159,5 +163,69 @@ func TestRulesRefreshDebounce(t *testing.T) {
 	}
 	if d := time.Since(start); d > every {
 		t.Errorf("Close took %v", d)
+	}
+}
+
+// After a session ends the daemon derives the project's knowledge again,
+// off the hooks' path, and the rules file's block carries it: the command
+// that passed in both sessions, for the hosts that read rules files. The
+// stored knowledge (mnemo/knowledge without refresh) is what the daemon
+// derived.
+func TestRulesFileCarriesKnowledge(t *testing.T) {
+	root := t.TempDir()
+	project := filepath.Join(root, "calc")
+	if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	agents := filepath.Join(project, "AGENTS.md")
+	if _, err := rules.Write(agents, "nothing yet", ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MNEMO_MODELS", filepath.Join(root, "no-models"))
+	m := &Main{Home: filepath.Join(root, "mnemo"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	ctx := context.Background()
+	if err := m.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.rules.every = 50 * time.Millisecond
+	conn := m.Connect(ctx)
+	defer conn.Close()
+	cl := client.New(conn.Client)
+	for i, out := range []string{"ok  \texample.com/calc\t0.011s\n", "ok  \texample.com/calc\t0.013s\n"} {
+		csid := fmt.Sprintf("codex:%d", i)
+		if _, err := cl.SessionStart(ctx, memory.SessionStartParams{ContentSessionID: csid, Cwd: project, Platform: "codex"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.UserPromptSubmit(ctx, memory.UserPromptParams{ContentSessionID: csid, Cwd: project, Prompt: "run the tests"}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.PostToolUse(ctx, memory.ToolUseParams{ContentSessionID: csid, Cwd: project, ToolName: "Bash",
+			ToolInput: json.RawMessage(`{"command":"go test ./..."}`), ToolResponse: json.RawMessage(fmt.Sprintf(`{"stdout":%q}`, out))}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.SessionEnd(ctx, memory.SessionEndParams{ContentSessionID: csid}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	const want = "- test: `go test ./...` passed 2× in 2 sessions"
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		b, _ := os.ReadFile(agents)
+		if strings.Contains(string(b), want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("AGENTS.md never got %q:\n%s", want, b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	k, err := cl.Knowledge(ctx, memory.KnowledgeParams{Cwd: project})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(k.Lines) == 0 || !strings.Contains(knowledge.Row(k.Lines[0]), "`go test ./...` passed 2×") || k.Records != 1 {
+		t.Errorf("the stored knowledge: %+v", k)
 	}
 }

@@ -468,9 +468,10 @@ class Viewer {
             return;
         }
         const q = new URLSearchParams({ project });
-        const [ctx, inj] = await Promise.all([
+        const [ctx, inj, known] = await Promise.all([
             api(`/api/context?${q}`),
             api(`/api/injections?${q}&limit=20`),
+            api(`/api/knowledge?${q}`),
         ]);
         const why = el("ul", "reasons");
         for (const it of ctx.items ?? []) {
@@ -484,12 +485,30 @@ class Viewer {
             li.addEventListener("click", () => void this.openRecord(it.id));
             left.append(li);
         }
-        this.list.append(el("h2", undefined, `Given to the next session of ${project}`), el("p", "meta", `${ctx.bytes} bytes, ${ctx.observationIds.length} records`), section("Why each record", why), left.childElementCount ? section("Left out", left) : el("span"));
+        this.list.append(el("h2", undefined, `Given to the next session of ${project}`), el("p", "meta", `${ctx.bytes} bytes, ${ctx.observationIds.length} records`), this.knowledgeList(known), section("Why each record", why), left.childElementCount ? section("Left out", left) : el("span"));
         const past = el("ul", "injections");
         for (const i of inj.injections) {
             past.append(el("li", undefined, `${when(i.time)} · ${i.source || "start"} · ${i.contentSessionId ?? ""} · ${count(i.items.length, "record", "records")}, ${i.bytes} bytes`));
         }
         this.detail.replaceChildren(el("h2", undefined, "The context"), el("pre", "context", ctx.context), section("Given before", past));
+    }
+    // knowledgeList shows what the project's records add up to, each line
+    // with the records it came from and why it is given.
+    knowledgeList(k) {
+        const ul = el("ul", "reasons knowledge");
+        for (const l of k.lines) {
+            const li = el("li", undefined, undefined, el("span", `type t-${l.kind}`, l.kind), el("span", undefined, " " + l.text + " "));
+            li.title = l.why;
+            for (const id of l.ids) {
+                const a = el("a", undefined, `#${id} `);
+                a.addEventListener("click", () => void this.openRecord(id));
+                li.append(a);
+            }
+            ul.append(li);
+        }
+        if (!k.lines.length)
+            ul.append(el("li", "empty", "Nothing adds up yet."));
+        return section(`Project knowledge (derived ${when(k.computed)} from ${count(k.records, "record", "records")})`, ul);
     }
     async status() {
         const r = await api("/api/status");

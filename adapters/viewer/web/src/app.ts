@@ -46,6 +46,14 @@ interface Status {
 
 type Tab = "records" | "sessions" | "context" | "status";
 
+// Knowledge is a project's knowledge (memory.Knowledge).
+interface Knowledge {
+  project: string;
+  computed: string;
+  records: number;
+  lines: { kind: string; text: string; ids: number[]; why: string }[];
+}
+
 // el makes an element with a class, text and children.
 function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string, ...kids: (Node | null)[]): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
@@ -487,9 +495,10 @@ class Viewer {
       return;
     }
     const q = new URLSearchParams({ project });
-    const [ctx, inj] = await Promise.all([
+    const [ctx, inj, known] = await Promise.all([
       api<{ context: string; bytes: number; observationIds: number[]; items?: { id: number; reason: string }[]; left?: { id: number; reason: string }[] }>(`/api/context?${q}`),
       api<{ injections: { time: string; contentSessionId?: string; source?: string; bytes: number; items: { id: number; reason: string }[] }[] }>(`/api/injections?${q}&limit=20`),
+      api<Knowledge>(`/api/knowledge?${q}`),
     ]);
     const why = el("ul", "reasons");
     for (const it of ctx.items ?? []) {
@@ -505,6 +514,7 @@ class Viewer {
     }
     this.list.append(el("h2", undefined, `Given to the next session of ${project}`),
       el("p", "meta", `${ctx.bytes} bytes, ${ctx.observationIds.length} records`),
+      this.knowledgeList(known),
       section("Why each record", why),
       left.childElementCount ? section("Left out", left) : el("span"));
     const past = el("ul", "injections");
@@ -512,6 +522,24 @@ class Viewer {
       past.append(el("li", undefined, `${when(i.time)} · ${i.source || "start"} · ${i.contentSessionId ?? ""} · ${count(i.items.length, "record", "records")}, ${i.bytes} bytes`));
     }
     this.detail.replaceChildren(el("h2", undefined, "The context"), el("pre", "context", ctx.context), section("Given before", past));
+  }
+
+  // knowledgeList shows what the project's records add up to, each line
+  // with the records it came from and why it is given.
+  knowledgeList(k: Knowledge): HTMLElement {
+    const ul = el("ul", "reasons knowledge");
+    for (const l of k.lines) {
+      const li = el("li", undefined, undefined, el("span", `type t-${l.kind}`, l.kind), el("span", undefined, " " + l.text + " "));
+      li.title = l.why;
+      for (const id of l.ids) {
+        const a = el("a", undefined, `#${id} `);
+        a.addEventListener("click", () => void this.openRecord(id));
+        li.append(a);
+      }
+      ul.append(li);
+    }
+    if (!k.lines.length) ul.append(el("li", "empty", "Nothing adds up yet."));
+    return section(`Project knowledge (derived ${when(k.computed)} from ${count(k.records, "record", "records")})`, ul);
   }
 
   async status(): Promise<void> {
