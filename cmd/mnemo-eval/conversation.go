@@ -144,6 +144,7 @@ func reportConversation(ctx context.Context, w io.Writer, s *ConversationSet, em
 		{"hybrid", taskSearch(mem, memory.ModeHybrid)},
 		{"grep", newLineGrep(s).search},
 	}
+	ranks := map[string][]string{} // by task id: each ranking's rank, for -tasks
 	for _, row := range rows {
 		m := &Metrics{}
 		for _, t := range s.Tasks {
@@ -151,6 +152,7 @@ func reportConversation(ctx context.Context, w io.Writer, s *ConversationSet, em
 			if err != nil {
 				return nil, fmt.Errorf("task %s: %w", t.ID, err)
 			}
+			ranks[t.ID] = append(ranks[t.ID], fmt.Sprintf("%s %s", row.name, rankWord(rank)))
 			m.n++
 			if rank > 0 {
 				m.mrr += 1 / float64(rank)
@@ -209,7 +211,7 @@ func reportConversation(ctx context.Context, w io.Writer, s *ConversationSet, em
 			if both {
 				mark = "ok  "
 			}
-			fmt.Fprintf(w, "\n%s %s [%s] %q needs %v (context %v, recall %v)\n", mark, t.ID, t.Kind, t.Prompt, t.Needs, inContext, inRecall)
+			fmt.Fprintf(w, "\n%s %s [%s] %q needs %v (context %v, recall %v; search: %s)\n", mark, t.ID, t.Kind, t.Prompt, t.Needs, inContext, inRecall, strings.Join(ranks[t.ID], ", "))
 			if !both {
 				fmt.Fprintf(w, "--- context\n%s--- recall\n%s", start.Context, up.Context)
 			}
@@ -233,6 +235,15 @@ func reportConversation(ctx context.Context, w io.Writer, s *ConversationSet, em
 		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t\n", row.name, m.Queries(), m.Recall1(), m.Recall5(), m.Recall10(), m.MRR())
 	}
 	return r, tw.Flush()
+}
+
+// rankWord is a search rank as -tasks prints it: "#3", or "not in the
+// top 10".
+func rankWord(rank int) string {
+	if rank == 0 {
+		return "not in the top 10"
+	}
+	return fmt.Sprintf("#%d", rank)
 }
 
 // taskSearch searches mem with a task's prompt, over every project as

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -134,4 +135,24 @@ func recordsOf(ctx context.Context, t *testing.T, m *store.Memory) []string {
 		}
 	}
 	return out
+}
+
+// The tools that show single outcomes refuse every held-out split, the
+// second conversation split as the first, and load every split.
+func TestHeldOutSplitsRefused(t *testing.T) {
+	for _, split := range []string{"test", "test2"} {
+		err := run(context.Background(), []string{"-splits", "", "-public", "", "-embedder", "hash", "-tasks", "-conversation", split}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "held-out "+split+" split") {
+			t.Errorf("-tasks on %s: %v, want the held-out refusal", split, err)
+		}
+	}
+	for _, split := range []string{"dev", "test", "test2"} {
+		s, err := LoadConversation(filepath.Join("testdata", "conversation", split))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Tasks) == 0 || len(s.Projects) == 0 {
+			t.Errorf("%s: %d tasks, %d projects", split, len(s.Tasks), len(s.Projects))
+		}
+	}
 }

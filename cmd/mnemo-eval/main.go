@@ -14,8 +14,8 @@
 // first prompt of a new session, what UserPromptSubmit's context gives
 // back with the relevance floor in force.
 //
-// The conversation splits (testdata/conversation, dev and test alike)
-// score what the next session gets of what earlier ones settled in their
+// The conversation splits (testdata/conversation: dev, and the held-out
+// test and test2, alike) score what the next session gets of what earlier ones settled in their
 // conversation: each task is the first prompt of a new session in its
 // project; it passes when SessionStart's context and the prompt's recall
 // together carry the words the task needs (conversation.go).
@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	models := fs.String("models", os.Getenv("MNEMO_MODELS"), "where `mnemo model install` put the sentence encoder")
 	misses := fs.String("misses", "", "print the hybrid misses at rank 1 of this kind (\"all\" for every kind) with what was found instead; for the dev split only")
 	convData := fs.String("conversation-data", filepath.Join("cmd", "mnemo-eval", "testdata", "conversation"), "the folder of the conversation splits")
-	convSplits := fs.String("conversation", "dev,test", "the conversation splits to run, comma-separated (\"\" for none)")
+	convSplits := fs.String("conversation", "dev,test,test2", "the conversation splits to run, comma-separated (\"\" for none)")
 	tasks := fs.Bool("tasks", false, "print each conversation task's outcome, with the context and recall of those missed; for the dev split only")
 	benchmarks := fs.String("benchmarks", filepath.Join("..", "shared", "benchmarks"), "the folder of the public benchmarks (LoCoMo, DevBench), beside the checkout; skipped, with a note, when absent")
 	public := fs.String("public", "locomo,devbench", "the public benchmarks to run, comma-separated (\"\" for none)")
@@ -116,8 +116,8 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		if name == "" {
 			continue
 		}
-		if *tasks && name == "test" {
-			return fmt.Errorf("-tasks would show the held-out test split's tasks: look at dev only")
+		if *tasks && heldOut(name) {
+			return fmt.Errorf("-tasks would show the held-out %s split's tasks: look at dev only", name)
 		}
 		s, err := LoadConversation(filepath.Join(*convData, name))
 		if err != nil {
@@ -146,6 +146,12 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// heldOut reports whether a split is held out (test, test2, …): nothing
+// is tuned on it, so the tools that show single outcomes refuse it.
+func heldOut(split string) bool {
+	return strings.HasPrefix(split, "test")
 }
 
 // report replays a split with one embedder and prints its table.
@@ -216,8 +222,8 @@ func report(ctx context.Context, w io.Writer, s *Set, emb vector.Embedder, misse
 		return err
 	}
 	if misses != "" {
-		if s.Name == "test" {
-			return fmt.Errorf("-misses would show the held-out test split's questions: look at dev only")
+		if heldOut(s.Name) {
+			return fmt.Errorf("-misses would show the held-out %s split's questions: look at dev only", s.Name)
 		}
 		return printMisses(ctx, w, s, mem, misses)
 	}

@@ -466,10 +466,13 @@ func ordinal(n int) string {
 
 // excerptOf is what a record says beyond its title, on one line, at most
 // n bytes: its narrative without the sentence the title repeats and the
-// agent's framing, else its why, else its facts; "" when that adds
-// nothing to the title.
+// agent's framing (a tool call's why first, when it explains the call),
+// else its why, else its facts; "" when that adds nothing to the title.
 func excerptOf(o *memory.Observation, n int) string {
 	text := o.Narrative
+	if o.Tool != "" && explained(o.Why) {
+		text = o.Why // what the call was for says more than what it did
+	}
 	for _, frame := range []string{"The prompt states a choice: ", "The agent adopted a choice: "} {
 		text = strings.TrimPrefix(text, frame)
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
@@ -235,11 +236,27 @@ func (s *database) pinObservation(txn *badger.Txn, o *memory.Observation, pinned
 // learned reports whether an observation is what was learned or decided
 // rather than what a tool did: a decision, a record of what a turn's
 // conversation settled, a memory saved on purpose (none of them made from
-// a tool call). The context leads with them, from their own index. A
-// prompt kept as a record of its own (memory.TypePrompt) is what was
-// asked, not what was learned.
+// a tool call), a tool call whose why explains it (explained). The
+// context leads with them, from their own index. A prompt kept as a
+// record of its own (memory.TypePrompt) is what was asked, not what was
+// learned.
 func learned(o *memory.Observation) bool {
-	return o.Tool == "" && o.Type != memory.TypePrompt || o.Type == memory.TypeDecision
+	return o.Tool == "" && o.Type != memory.TypePrompt || o.Type == memory.TypeDecision || explained(o.Why)
+}
+
+// minExplainedWhy is how many bytes of text a why needs to explain its
+// call rather than announce it.
+const minExplainedWhy = 160
+
+// explained reports whether the text the agent wrote before a tool call
+// explains it — a cause found, the reason for a change ("the retry
+// creates a second VM. The API takes an Idempotency-Key header, I'll send
+// one per create.") — rather than announcing it ("Twenty seconds is a DNS
+// timeout. Let me see what it resolves."): two sentences or more in
+// minExplainedWhy bytes or more.
+func explained(why string) bool {
+	why = strings.Join(strings.Fields(why), " ")
+	return len(why) >= minExplainedWhy && strings.Count(why+" ", ". ") >= 2
 }
 
 // learnedIDs returns the newest n learned observations of a project,

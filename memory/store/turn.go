@@ -105,7 +105,8 @@ func whys(ev *memory.Event) map[string]string {
 
 // giveWhys sets, in txn, the Why of the records of a turn made from the
 // tool calls a stop event's texts explain, and returns them as changed
-// (to index again once committed). A record that has its why keeps it.
+// (to index again once committed); a record whose why explains its call
+// joins what was learned. A record that has its why keeps it.
 func (m *Memory) giveWhys(txn *badger.Txn, ev *memory.Event, turn []memory.Observation) ([]memory.Observation, error) {
 	byID := whys(ev)
 	if len(byID) == 0 {
@@ -120,6 +121,13 @@ func (m *Memory) giveWhys(txn *badger.Txn, ev *memory.Event, turn []memory.Obser
 		o.Why = m.clean(why, maxWhyBytes)
 		if err := setJSON(txn, idKey(pObs, o.ID), &o); err != nil {
 			return nil, err
+		}
+		if learned(&o) {
+			// A why that explains its call is what was learned: the
+			// context leads with it (learned).
+			if err := txn.Set(projectKey(pObsLearned, o.Project, o.Time, o.ID), nil); err != nil {
+				return nil, err
+			}
 		}
 		changed = append(changed, o)
 	}

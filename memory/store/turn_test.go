@@ -237,3 +237,39 @@ func exportText(t *testing.T, m *store.Memory) string {
 	}
 	return b.String()
 }
+
+// A tool call whose why explains it (the reason given just before the
+// call, two sentences or more) is what was learned: the next session's
+// context leads with it and its why, also after an unrelated session; a
+// why that only announces the next step ("Let me look.") is not.
+func TestAnExplainedCallIsLearned(t *testing.T) {
+	m := MustOpen(t, store.Options{InMemory: true})
+	ctx := context.Background()
+	claudePrompt(t, m, "cc-1", "one create call made two VMs, fix it")
+	editWithID(t, m, "cc-1", "t1", "api/client.go")
+	editWithID(t, m, "cc-1", "t2", "api/retry.go")
+	why := "The client retries every request on a timeout, POST included. If the first create reached the server and only the response timed out, the retry creates a second VM. The API accepts an Idempotency-Key header for exactly this; I'll send one per create call."
+	path := transcriptOf(t, "one create call made two VMs, fix it", why, "tool:t1", "result:t1", "Let me check the retry.", "tool:t2", "result:t2")
+	if _, err := m.Stop(ctx, memory.StopParams{ContentSessionID: "cc-1", Cwd: "/src/shop", TranscriptPath: path, LastAssistantMessage: "Done."}); err != nil {
+		t.Fatal(err)
+	}
+	claudePrompt(t, m, "cc-2", "rename the helpers")
+	for i := range 20 {
+		editWithID(t, m, "cc-2", fmt.Sprintf("r%d", i), fmt.Sprintf("util/names%02d.py", i))
+	}
+	if _, err := m.Stop(ctx, memory.StopParams{ContentSessionID: "cc-2", Cwd: "/src/shop", LastAssistantMessage: "Renamed."}); err != nil {
+		t.Fatal(err)
+	}
+	waitIdle(t, m)
+	start, err := m.SessionStart(ctx, memory.SessionStartParams{ContentSessionID: "cc-3", Cwd: "/src/shop", Source: "startup"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	learned, last := strings.Index(start.Context, "## What was learned and decided"), strings.Index(start.Context, "## Last session")
+	if i := strings.Index(start.Context, "Idempotency-Key"); learned < 0 || i < learned || i > last {
+		t.Errorf("the context does not lead with the explained call:\n%s", start.Context)
+	}
+	if i := strings.Index(start.Context, "api/retry.go"); i >= learned && i < last {
+		t.Errorf("a call whose why only announces it is given as learned:\n%s", start.Context)
+	}
+}
