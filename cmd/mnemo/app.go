@@ -16,6 +16,7 @@ import (
 // Run runs the mnemo command line with args and returns the exit status.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := newApp(stdin, stdout, stderr)
+	onUsageErrors(app)
 	err := app.RunContext(ctx, flagsFirst(app, args))
 	var code exitCode
 	switch {

@@ -47,7 +47,12 @@ func recoverCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(w, "the damaged store is kept, whole, in %s\n", rep.Aside)
+			if verr == nil {
+				// --force on a store that reads whole: it is not damaged.
+				fmt.Fprintf(w, "the old store is kept, whole, in %s\n", rep.Aside)
+			} else {
+				fmt.Fprintf(w, "the damaged store is kept, whole, in %s\n", rep.Aside)
+			}
 			fmt.Fprintf(w, "rescued %s into a fresh store", memory.Count(rep.Keys, "key", "keys"))
 			if rep.Tables {
 				fmt.Fprint(w, " (read table by table: Badger could not open the store)")

@@ -443,7 +443,9 @@ func undoSetup(w io.Writer, home string) error {
 		}
 	}
 	for _, d := range slices.Backward(rec.Dirs) {
-		if os.Remove(d) == nil { // only when empty
+		// Only when empty; an uninstaller that deleted the file it held
+		// may have removed it already.
+		if err := os.Remove(d); err == nil || errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(w, "%s: folder removed (setup created it)\n", d)
 		}
 	}

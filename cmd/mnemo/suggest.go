@@ -101,3 +101,52 @@ func editDistance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// An option a command does not take gets the same kind of error, on
+// stderr alone: urfave/cli's own answer is "Incorrect Usage" and the
+// command's whole help on stdout, before Run's line with the error.
+
+// onUsageErrors sets every command's answer to options it cannot read
+// (usageError), its subcommands' too.
+func onUsageErrors(app *cli.App) {
+	app.OnUsageError = usageError(app.Name, app.Flags)
+	var walk func(path string, cmds []*cli.Command)
+	walk = func(path string, cmds []*cli.Command) {
+		for _, c := range cmds {
+			p := path + " " + c.Name
+			c.OnUsageError = usageError(p, c.Flags)
+			walk(p, c.Subcommands)
+		}
+	}
+	walk(app.Name, app.Commands)
+}
+
+// usageError is the error for options the command at path cannot read:
+// an unknown one is named with the closest of flags, and where they are
+// listed; a bad value keeps the parser's words.
+func usageError(path string, flags []cli.Flag) cli.OnUsageErrorFunc {
+	return func(_ *cli.Context, err error, _ bool) error {
+		word, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+		if !ok {
+			return fmt.Errorf("%w (%s --help lists its options)", err, path)
+		}
+		word = strings.TrimLeft(word, "-")
+		var names []string
+		for _, f := range flags {
+			names = append(names, f.Names()...)
+		}
+		msg := fmt.Sprintf("%s is not an option of %s", dashed(word), path)
+		if s := closest(word, names); s != "" {
+			msg += fmt.Sprintf("; did you mean %s?", dashed(s))
+		}
+		return fmt.Errorf("%s (%s --help lists them)", msg, path)
+	}
+}
+
+// dashed is a flag's name as it is typed: -h, --json.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -73,7 +74,13 @@ func rememberCommand() *cli.Command {
 			if strings.TrimSpace(text) == "" {
 				return fmt.Errorf("remember takes the text to remember (or - to read it from stdin)")
 			}
-			p := memory.SaveParams{Text: text, Title: c.String("title"), Type: c.String("type"), Project: c.String("project"), Cwd: mustGetwd(), Files: daemon.SplitList(c.String("file")), By: memory.SavedByPerson}
+			// The agents may name types of their own; a type typed here
+			// that no filter or reader knows is most often a slip.
+			typ := strings.TrimSpace(c.String("type"))
+			if typ != "" && !slices.Contains(memory.Types, typ) {
+				return fmt.Errorf("--type %s: not a type of memory; the types are %s (nothing was saved)", c.String("type"), strings.Join(memory.Types, ", "))
+			}
+			p := memory.SaveParams{Text: text, Title: c.String("title"), Type: typ, Project: c.String("project"), Cwd: mustGetwd(), Files: daemon.SplitList(c.String("file")), By: memory.SavedByPerson}
 			return withDaemon(c, true, func(ctx context.Context, cl *client.Client) error {
 				res, err := cl.Save(ctx, p)
 				if err != nil {

@@ -123,6 +123,18 @@ func editTOML(path string, now func() time.Time, change func(d *tomlDoc, r *Resu
 	if out == string(data) {
 		return r, nil
 	}
+	if exists && len(r.Removed) > 0 && strings.TrimSpace(out) == "" && !hasBackup(real) {
+		// Nothing but what was taken out, not even a comment, in a file
+		// Mnemo wrote whole (a file it found was backed up when it first
+		// changed it, and keeps its bytes, however empty): the file goes,
+		// as a JSON settings file does (editFile), and with it a
+		// project's .codex folder the install made.
+		if err := deleteFile(real); err != nil {
+			return r, fmt.Errorf("config: %w", err)
+		}
+		r.Changed, r.Deleted = true, true
+		return r, nil
+	}
 	mode := fs.FileMode(0o600)
 	if exists {
 		fi, err := os.Stat(real)

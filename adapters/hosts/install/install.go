@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -390,13 +391,9 @@ func editFile(path string, now func() time.Time, drop func(root object) bool, ch
 		}
 	}
 	if deleting {
-		if err := os.Remove(real); err != nil {
+		if err := deleteFile(real); err != nil {
 			return r, fmt.Errorf("settings: %w", err)
 		}
-		if err := atomicfile.SyncDir(filepath.Dir(real)); err != nil {
-			return r, fmt.Errorf("settings: fsync folder: %w", err)
-		}
-		RemoveEmptyDirs(filepath.Dir(real))
 		r.Changed, r.Deleted = true, true
 		return r, nil
 	}
@@ -543,13 +540,45 @@ func backup(path string, data []byte, mode fs.FileMode, now time.Time) (string, 
 	if err != nil {
 		return "", err
 	}
+	removeBackups(path, name)
+	return name, nil
+}
+
+// deleteFile removes a file that held nothing but Mnemo's entries, with
+// the backups Mnemo made of it (a copy taken before an earlier step of
+// the same install or uninstall holds Mnemo's entries only, and would be
+// left alone in a folder git status shows), and then the folders that
+// leaves empty (RemoveEmptyDirs).
+func deleteFile(path string) error {
+	if err := os.Remove(path); err != nil {
+		return err
+	}
+	removeBackups(path, "")
+	if err := atomicfile.SyncDir(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("fsync folder: %w", err)
+	}
+	RemoveEmptyDirs(filepath.Dir(path))
+	return nil
+}
+
+// removeBackups removes the backups Mnemo made of path
+// (<path>.bak-<time>[-n]) but keep; a person's own .bak- file stays.
+func removeBackups(path, keep string) {
 	older, _ := filepath.Glob(path + ".bak-*")
 	for _, b := range older {
-		if b != name && backupStamp.MatchString(strings.TrimPrefix(b, path+".bak-")) {
+		if b != keep && backupStamp.MatchString(strings.TrimPrefix(b, path+".bak-")) {
 			os.Remove(b)
 		}
 	}
-	return name, nil
+}
+
+// hasBackup reports whether Mnemo made a backup of path that is still
+// there.
+func hasBackup(path string) bool {
+	baks, _ := filepath.Glob(path + ".bak-*")
+	return slices.ContainsFunc(baks, func(b string) bool {
+		return backupStamp.MatchString(strings.TrimPrefix(b, path+".bak-"))
+	})
 }
 
 // RemoveEmptyDirs removes dir, and then its parent, when it is empty and

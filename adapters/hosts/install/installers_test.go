@@ -482,3 +482,58 @@ func TestHostMCP(t *testing.T) {
 		})
 	}
 }
+
+// A project install of every host, hooks and MCP server, taken back by
+// its uninstall, leaves the project as it was: no file Mnemo made (not
+// even an emptied one), no backup of one, no folder (git status shows
+// nothing). A host that writes one file twice (Gemini CLI's hooks and MCP
+// server share settings.json) backed it up between the two, and the
+// backup outlived the file; Codex CLI's config.toml stayed, empty.
+func TestProjectInstallThenUninstallLeavesNothing(t *testing.T) {
+	for _, in := range install.Installers {
+		if !slices.Contains(in.Scopes, install.ScopeProject) {
+			continue
+		}
+		t.Run(in.Host, func(t *testing.T) {
+			home, dir := hostEnv(t)
+			hook := "/opt/mnemo/bin/mnemo-hook"
+			o := install.Options{HookPath: hook, Home: home}
+			path, err := in.HooksPath(install.ScopeProject, dir, home)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := in.Install(path, o); err != nil {
+				t.Fatalf("install hooks: %v", err)
+			}
+			mcp := ""
+			if in.MCPPath != nil {
+				if mcp, _, err = in.MCPPath(install.ScopeProject, dir, home); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if mcp != "" {
+				if _, err := in.InstallMCP(mcp, install.MCPOptions{Mnemo: install.MnemoOnPath}); err != nil {
+					t.Fatalf("install MCP: %v", err)
+				}
+			}
+			if _, err := in.Uninstall(path, o); err != nil {
+				t.Fatalf("uninstall hooks: %v", err)
+			}
+			if mcp != "" {
+				if _, err := in.UninstallMCP(mcp); err != nil {
+					t.Fatalf("uninstall MCP: %v", err)
+				}
+			}
+			var left []string
+			filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+				if p != dir {
+					left = append(left, strings.TrimPrefix(p, dir+string(filepath.Separator)))
+				}
+				return nil
+			})
+			if len(left) > 0 {
+				t.Errorf("the project holds %q after uninstall, want nothing", left)
+			}
+		})
+	}
+}
