@@ -38,6 +38,11 @@ const (
 	MethodMarkWrong       = "mnemo/markWrong"       // IDsParams → PinResult
 	MethodUnmarkWrong     = "mnemo/unmarkWrong"     // IDsParams → PinResult
 
+	// A second look for what aged (memory/review.go): the records that
+	// need review, and a person's word that one still holds.
+	MethodReview = "mnemo/review" // ReviewParams → ReviewResult
+	MethodKeep   = "mnemo/keep"   // IDsParams → PinResult
+
 	// Maintenance.
 	MethodStatus   = "mnemo/status"   // no params → Status
 	MethodSessions = "mnemo/sessions" // no params → SessionsResult

@@ -65,6 +65,8 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodUnpin, mem.Unpin)
 	handle(mux, memory.MethodMarkWrong, mem.MarkWrong)
 	handle(mux, memory.MethodUnmarkWrong, mem.UnmarkWrong)
+	handle(mux, memory.MethodReview, mem.Review)
+	handle(mux, memory.MethodKeep, mem.Keep)
 	handle(mux, memory.MethodPause, mem.Pause)
 	handle(mux, memory.MethodResume, mem.Resume)
 	handle(mux, memory.MethodTeamJoin, m.team.join)
