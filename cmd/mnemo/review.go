@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
@@ -45,14 +44,10 @@ func printReview(w io.Writer, r *memory.ReviewResult) error {
 		fmt.Fprintf(w, "nothing needs review (a record whose file changed needs it when nothing confirmed it %s)\n", after)
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	for _, it := range r.Items {
 		o := &it.Observation
-		fmt.Fprintf(tw, "#%d\t%s\t%s\t%s\t%s\n", o.ID, o.Time.Local().Format("2006-01-02 15:04"), o.Project, o.Type, o.Title)
-		fmt.Fprintf(tw, "\t\t\t\t%s changed since; last confirmed %s\n", strings.Join(it.Changed, ", "), it.Confirmed.Local().Format("2006-01-02 15:04"))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+		fmt.Fprintf(w, "#%d  %s  %s  %s  %s\n", o.ID, o.Time.Local().Format("2006-01-02 15:04"), o.Project, o.Type, o.Title)
+		fmt.Fprintf(w, "    %s changed since; last confirmed %s\n", strings.Join(it.Changed, ", "), it.Confirmed.Local().Format("2006-01-02 15:04"))
 	}
 	shown := ""
 	if r.More {
