@@ -12,14 +12,19 @@ import (
 // person decides: keep it (mnemo/keep, stored: it stands until its file
 // changes again), correct it (mnemo/correct) or forget it (mnemo/forget).
 //
-// What confirms a record (Observation.Confirmed, and the store's check of
-// later records):
-//   - the same fact seen again, folded into it (LastSeen);
-//   - a later record of the same file that saw the file as it is now,
-//     while what the record wrote is still in it: the work went on with
-//     the record's text in view (only a record that is StateChanged, not
-//     StateGone, is ever in question);
-//   - a person's keep or correction (Kept, Edits).
+// What confirms a record:
+//   - the same fact seen again, folded into it (LastSeen), and a person's
+//     keep or correction (Kept, Edits): Observation.Confirmed is the
+//     latest of these and its making;
+//   - a later record that saw the file as it is now, while what the
+//     record wrote is still in it (only a record that is StateChanged, not
+//     StateGone, is ever in question): the work went on with the record's
+//     text in view. Like a keep, it holds while the file stays as that
+//     record saw it.
+//
+// So a record needs review when its file changed in a way Mnemo did not
+// see (a pull, a colleague's change, an editor it does not watch), more
+// than ReviewAfter after its last confirmation.
 //
 // A record that only looked (a read, a search) stays StateChanged: the
 // next look says what is there now, and the context never gives one as a

@@ -28,6 +28,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -54,8 +55,22 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	convData := fs.String("conversation-data", filepath.Join("cmd", "mnemo-eval", "testdata", "conversation"), "the folder of the conversation splits")
 	convSplits := fs.String("conversation", "dev,test", "the conversation splits to run, comma-separated (\"\" for none)")
 	tasks := fs.Bool("tasks", false, "print each conversation task's outcome, with the context and recall of those missed; for the dev split only")
+	reviewRepo := fs.String("review-repo", "", "measure the review's rule on this git repository's history instead (review.go)")
+	reviewAuthor := fs.String("review-author", "", "with -review-repo: the author whose commits Mnemo saw (others' change the files unseen); empty: every author's")
+	reviewDays := fs.String("review-days", "1,3,7,14,30", "with -review-repo: the thresholds to measure, in days")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *reviewRepo != "" {
+		var days []int
+		for _, d := range strings.Split(*reviewDays, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(d))
+			if err != nil || n < 1 {
+				return fmt.Errorf("-review-days: %q is not a number of days", d)
+			}
+			days = append(days, n)
+		}
+		return runReview(ctx, w, *reviewRepo, *reviewAuthor, days)
 	}
 	var embs []vector.Embedder
 	if *embedder == "hash" || *embedder == "both" {

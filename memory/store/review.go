@@ -43,9 +43,10 @@ const maxSeenMemo = 4096
 
 // unconfirmed returns the files of o, a record whose state is
 // memory.StateChanged, that changed since it was made and that nothing
-// confirmed within c.after (memory.Observation.Confirmed, a keep of the
-// file as it is now, a later record that saw the file as it is now),
-// with the last confirmation; none when o stands.
+// confirmed: o was last confirmed (memory.Observation.Confirmed) more than
+// c.after ago, and neither a person's keep nor a later record saw the
+// file as it is now (each confirms o while the file stays so). It
+// returns the last confirmation too; no files when o stands.
 func (c *anchorCheck) unconfirmed(o *memory.Observation) (files []string, last time.Time) {
 	if c.now == nil {
 		return nil, time.Time{}
@@ -69,13 +70,8 @@ func (c *anchorCheck) unconfirmed(o *memory.Observation) (files []string, last t
 			continue // a person kept it as the file is now
 		}
 		if hash != "" && c.seen != nil {
-			if t := c.seenCached(a.File, a.Path, hash); !t.IsZero() {
-				if t.After(last) {
-					last = t
-				}
-				if c.after > 0 && now.Sub(t) <= c.after {
-					continue
-				}
+			if t := c.seenCached(a.File, a.Path, hash); t.After(o.Time) {
+				continue // a later record saw the file as it is now
 			}
 		}
 		files = append(files, a.File)

@@ -17,9 +17,9 @@ import (
 // A record of an edit whose file changed since, and that nothing confirms
 // for memory.ReviewAfter, needs review: get, search, the context (marked,
 // with the audit's reason) and the review list say so. A later record that
-// saw the file as it is now confirms it for another ReviewAfter; a
-// person's keep clears it until the file changes again; a correction
-// clears it as a keep does; forget takes it off the list.
+// saw the file as it is now, and a person's keep, each confirm it until the
+// file changes again; a correction clears it as a keep does; forget takes
+// it off the list.
 func TestReviewOfWhatAged(t *testing.T) {
 	dir := t.TempDir()
 	project := filepath.Join(dir, "calc")
@@ -90,15 +90,17 @@ func TestReviewOfWhatAged(t *testing.T) {
 	check("unconfirmed for a week", memory.StateReview)
 
 	// A later read of the file as it is now confirms it (the work went on
-	// with its text in view), for another while.
+	// with its text in view) while the file stays so, however long.
 	now, _ := os.ReadFile(path)
 	read(t, m, "cc-b", path, string(now))
 	waitIdle(t, m)
 	time.Sleep(1100 * time.Millisecond) // past the memo of who saw the file (seenTTL)
 	check("read as it is now", memory.StateChanged)
-	clock.Add(memory.ReviewAfter + time.Hour)
-	time.Sleep(1100 * time.Millisecond)
-	check("the read aged too", memory.StateReview)
+	clock.Add(30 * 24 * time.Hour)
+	check("read as it is now, a month later", memory.StateChanged)
+	// The file changes again, unseen: the read is a month old.
+	write(t, path, "package calc\n\n// add adds; see mul.\nfunc add(a, b int) int {\n\treturn a + b\n}\n")
+	check("changed after the read", memory.StateReview)
 
 	// A person keeps it: it stands while the file is as it was kept,
 	// however long.
