@@ -390,7 +390,9 @@ class Viewer {
         const after = r.afterDays > 0 ? `for ${count(r.afterDays, "day", "days")}` : "at once";
         this.list.append(el("p", "meta review-head", r.total === 0 ?
             `Nothing needs review: a record whose file changed needs it when nothing confirmed it ${after}.` :
-            `${count(r.total, "record needs", "records need")} review: its file changed, and nothing confirmed it ${after}. Open one: y keeps it, e corrects it, x forgets it.`));
+            `${count(r.total, "record needs", "records need")} review: ${r.total === 1 ? "its file" : "their files"} changed, and nothing confirmed ${r.total === 1 ? "it" : "them"} ${after}. Open one: y keeps it, e corrects it, x forgets it.`));
+        if (!this.openID)
+            this.detail.replaceChildren(el("p", "hint", "A record whose file changed since, unconfirmed for a while, may no longer hold: open it, then keep it if it still does (y), correct it (e) or forget it (x)."));
         for (const it of r.items) {
             const o = it.observation;
             const node = el("div", "row", undefined, el("span", `type t-${o.type}`, o.type), el("span", "title", o.title, stateBadge(o.state)), el("span", "meta", [o.project, `${it.changed.join(", ")} changed`, `last confirmed ${when(it.confirmed)}`, `#${o.id}`].join(" · ")));
