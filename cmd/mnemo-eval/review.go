@@ -310,7 +310,7 @@ func runReview(ctx context.Context, w io.Writer, repo, author string, thresholds
 			if err := os.WriteFile(path, b, 0o600); err != nil {
 				return err
 			}
-			if !mine || len(f.added) == 0 {
+			if !mine || len(f.added)+len(f.removed) == 0 {
 				continue
 			}
 			// The anchor keeps at most 64 lines of what an edit wrote; an
