@@ -28,7 +28,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -47,6 +46,7 @@ func main() {
 
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("mnemo-eval", flag.ContinueOnError)
+	review := reviewFlags(fs)
 	data := fs.String("data", filepath.Join("cmd", "mnemo-eval", "testdata", "replay"), "the folder of the splits")
 	splits := fs.String("splits", "dev,test", "the splits to run, comma-separated")
 	embedder := fs.String("embedder", "both", "hash, default (the sentence encoder when installed) or both")
@@ -55,22 +55,11 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	convData := fs.String("conversation-data", filepath.Join("cmd", "mnemo-eval", "testdata", "conversation"), "the folder of the conversation splits")
 	convSplits := fs.String("conversation", "dev,test", "the conversation splits to run, comma-separated (\"\" for none)")
 	tasks := fs.Bool("tasks", false, "print each conversation task's outcome, with the context and recall of those missed; for the dev split only")
-	reviewRepo := fs.String("review-repo", "", "measure the review's rule on this git repository's history instead (review.go)")
-	reviewAuthor := fs.String("review-author", "", "with -review-repo: the author whose commits Mnemo saw (others' change the files unseen); empty: every author's")
-	reviewDays := fs.String("review-days", "1,3,7,14,30", "with -review-repo: the thresholds to measure, in days")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *reviewRepo != "" {
-		var days []int
-		for _, d := range strings.Split(*reviewDays, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(d))
-			if err != nil || n < 1 {
-				return fmt.Errorf("-review-days: %q is not a number of days", d)
-			}
-			days = append(days, n)
-		}
-		return runReview(ctx, w, *reviewRepo, *reviewAuthor, days)
+	if review.repo != "" {
+		return review.run(ctx, w)
 	}
 	var embs []vector.Embedder
 	if *embedder == "hash" || *embedder == "both" {

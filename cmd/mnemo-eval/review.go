@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,33 @@ import (
 // events) counts the records that need review then (mnemo/review's
 // total), beside the records stored and those changed since (the
 // "at once" store).
+
+// reviewOptions are -review-repo's flags.
+type reviewOptions struct {
+	repo, author, days string
+}
+
+// reviewFlags adds -review-repo, -review-author and -review-days to fs.
+func reviewFlags(fs *flag.FlagSet) *reviewOptions {
+	o := &reviewOptions{}
+	fs.StringVar(&o.repo, "review-repo", "", "measure the review's rule on this git repository's history instead (review.go)")
+	fs.StringVar(&o.author, "review-author", "", "with -review-repo: the author whose commits Mnemo saw (others' change the files unseen); empty: every author's")
+	fs.StringVar(&o.days, "review-days", "1,3,7,14,30", "with -review-repo: the thresholds to measure, in days")
+	return o
+}
+
+// run measures the rule with the flags' repository, author and days.
+func (o *reviewOptions) run(ctx context.Context, w io.Writer) error {
+	var days []int
+	for _, d := range strings.Split(o.days, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(d))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-review-days: %q is not a number of days", d)
+		}
+		days = append(days, n)
+	}
+	return runReview(ctx, w, o.repo, o.author, days)
+}
 
 // reviewCommit is one commit of the history, with the lines each file
 // gained and lost.
