@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,6 +85,9 @@ func reviewHistory(repo string) ([]reviewCommit, error) {
 	cmd := exec.Command("git", "-C", repo, "log", "--reverse", "--no-merges", "--no-renames", "--no-color", "-U0", "-p",
 		"--format=%x00%H %ct %ae")
 	out, err := cmd.Output()
+	if ee, ok := errors.AsType[*exec.ExitError](err); ok && len(ee.Stderr) > 0 {
+		return nil, fmt.Errorf("git log in %s: %s", repo, strings.TrimSpace(string(ee.Stderr)))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("git log in %s: %w", repo, err)
 	}

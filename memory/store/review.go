@@ -24,8 +24,9 @@ import (
 const seenLookback = 16
 
 // seenTTL is how long an answer of seenAs is reused: a listing or a
-// context asks about the same file many times over, and a record stored
-// meanwhile confirms a little later, never wrongly.
+// context asks about the same file many times over. A record stored with
+// anchors empties the memo (forgetSeen): it may be the one that saw a
+// file as it is now.
 const seenTTL = time.Second
 
 // seenMemo remembers seenAs's answers for seenTTL.
@@ -77,6 +78,13 @@ func (c *anchorCheck) unconfirmed(o *memory.Observation) (files []string, last t
 		files = append(files, a.File)
 	}
 	return files, last
+}
+
+// forgetSeen empties the memo of seenAs's answers.
+func (c *anchorCheck) forgetSeen() {
+	c.memo.mu.Lock()
+	c.memo.answers = nil
+	c.memo.mu.Unlock()
 }
 
 // seenCached is c.seen through the memo.

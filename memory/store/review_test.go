@@ -93,8 +93,7 @@ func TestReviewOfWhatAged(t *testing.T) {
 	// with its text in view) while the file stays so, however long.
 	now, _ := os.ReadFile(path)
 	read(t, m, "cc-b", path, string(now))
-	waitIdle(t, m)
-	time.Sleep(1100 * time.Millisecond) // past the memo of who saw the file (seenTTL)
+	waitIdle(t, m) // the read, stored, empties the memo of who saw the file
 	check("read as it is now", memory.StateChanged)
 	clock.Add(30 * 24 * time.Hour)
 	check("read as it is now, a month later", memory.StateChanged)
