@@ -28,9 +28,14 @@ func (o *Observation) Markdown() string {
 	if o.Pinned {
 		b.WriteString(" · pinned")
 	}
+	if o.Kept != nil {
+		b.WriteString(" · kept by a person " + fmtTime(o.Kept.Time))
+	}
 	switch o.State {
 	case StateChanged:
 		b.WriteString(" · changed: its file changed since, what it wrote is still there")
+	case StateReview:
+		fmt.Fprintf(&b, " · needs review: its file changed since, nothing confirmed it since %s (mnemo keep, correct or forget)", fmtTime(o.Confirmed()))
 	case StateGone:
 		b.WriteString(" · gone: what it saw is no longer in the code")
 	case StateReverted:
@@ -102,6 +107,8 @@ func StateMark(state string) string {
 	switch state {
 	case StateChanged:
 		return " [changed since]"
+	case StateReview:
+		return " [needs review]"
 	case StateGone:
 		return " [gone]"
 	case StateReverted:

@@ -41,6 +41,11 @@ const (
 	// What many records of a project add up to (knowledge.go).
 	MethodKnowledge = "mnemo/knowledge" // KnowledgeParams → Knowledge
 
+	// A second look for what aged (memory/review.go): the records that
+	// need review, and a person's word that one still holds.
+	MethodReview = "mnemo/review" // ReviewParams → ReviewResult
+	MethodKeep   = "mnemo/keep"   // IDsParams → PinResult
+
 	// Maintenance.
 	MethodStatus   = "mnemo/status"   // no params → Status
 	MethodSessions = "mnemo/sessions" // no params → SessionsResult

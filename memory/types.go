@@ -145,6 +145,10 @@ type Observation struct {
 	LastSeen time.Time `json:"lastSeen,omitzero"`
 	// Wrong is a person's word that it is wrong (mnemo/markWrong).
 	Wrong bool `json:"wrong,omitzero"`
+	// Kept is a person's word that it still holds though its files
+	// changed (mnemo/keep, or a correction): it clears StateReview until
+	// a file changes again.
+	Kept *Keep `json:"kept,omitempty"`
 	// Pinned keeps the observation in every SessionStart context of its
 	// project, first, whatever its age (mnemo/pin).
 	Pinned bool `json:"pinned,omitzero"`

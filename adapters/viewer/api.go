@@ -31,6 +31,8 @@ import (
 //	PUT    /api/records/{id}/wrong      mark it wrong (kept, never given as a fact)
 //	DELETE /api/records/{id}/wrong      take the mark back
 //	GET    /api/records/{id}/timeline   the observations around it
+//	GET    /api/review?project=&limit=  the records that need review (their file changed, nothing confirmed them)
+//	PUT    /api/records/{id}/keep       keep it: a person's word that it still holds, until its file changes again
 //	GET    /api/sessions?project=&host=&offset=&limit=
 //	                                    sessions, newest first, with the projects and hosts known
 //	GET    /api/sessions/{id}           one session with its prompts, observations and summaries
@@ -50,6 +52,8 @@ func (s *Server) api(mux *http.ServeMux) {
 	mux.HandleFunc("PUT /api/records/{id}/wrong", s.pin)
 	mux.HandleFunc("DELETE /api/records/{id}/wrong", s.pin)
 	mux.HandleFunc("GET /api/records/{id}/timeline", s.timeline)
+	mux.HandleFunc("GET /api/review", s.review)
+	mux.HandleFunc("PUT /api/records/{id}/keep", s.keep)
 	mux.HandleFunc("GET /api/sessions", s.sessions)
 	mux.HandleFunc("GET /api/sessions/{id}", s.session)
 	mux.HandleFunc("GET /api/context", s.context)
@@ -440,4 +444,26 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+}
+
+// review lists the records that need review (memory/review.go).
+func (s *Server) review(w http.ResponseWriter, r *http.Request) {
+	limit, _, err := page(r)
+	if err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	res, err := s.o.Memory.Review(r.Context(), memory.ReviewParams{Project: r.URL.Query().Get("project"), Limit: limit})
+	s.reply(w, r, res, err)
+}
+
+// keep records a person's word that a record still holds.
+func (s *Server) keep(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r)
+	if err != nil {
+		s.reply(w, r, nil, err)
+		return
+	}
+	res, err := s.o.Memory.Keep(r.Context(), memory.IDsParams{IDs: []uint64{id}})
+	s.reply(w, r, res, err)
 }

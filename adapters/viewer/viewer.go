@@ -53,6 +53,8 @@ type Memory interface {
 	Unpin(ctx context.Context, p memory.IDsParams) (memory.PinResult, error)
 	MarkWrong(ctx context.Context, p memory.IDsParams) (memory.PinResult, error)
 	UnmarkWrong(ctx context.Context, p memory.IDsParams) (memory.PinResult, error)
+	Review(ctx context.Context, p memory.ReviewParams) (memory.ReviewResult, error)
+	Keep(ctx context.Context, p memory.IDsParams) (memory.PinResult, error)
 	Status(ctx context.Context) (memory.Status, error)
 	Sessions(ctx context.Context) (memory.SessionsResult, error)
 	Session(ctx context.Context, p memory.SessionParams) (memory.SessionResult, error)

@@ -57,6 +57,12 @@ func (s storeMemory) MarkWrong(ctx context.Context, p memory.IDsParams) (memory.
 func (s storeMemory) UnmarkWrong(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
 	return s.m.UnmarkWrong(ctx, p)
 }
+func (s storeMemory) Review(ctx context.Context, p memory.ReviewParams) (memory.ReviewResult, error) {
+	return s.m.Review(ctx, p)
+}
+func (s storeMemory) Keep(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return s.m.Keep(ctx, p)
+}
 func (s storeMemory) Status(ctx context.Context) (memory.Status, error) { return s.m.Status(ctx) }
 func (s storeMemory) Sessions(ctx context.Context) (memory.SessionsResult, error) {
 	ss, err := s.m.Sessions(ctx)
@@ -82,7 +88,13 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	m, err := store.Open(context.Background(), store.Options{InMemory: true})
+	return newWorldOf(t, store.Options{InMemory: true})
+}
+
+// newWorldOf is newWorld over a store opened with o.
+func newWorldOf(t *testing.T, o store.Options) *world {
+	t.Helper()
+	m, err := store.Open(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,6 +52,7 @@ func main() {
 
 func run(ctx context.Context, args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("mnemo-eval", flag.ContinueOnError)
+	review := reviewFlags(fs)
 	data := fs.String("data", filepath.Join("cmd", "mnemo-eval", "testdata", "replay"), "the folder of the splits")
 	splits := fs.String("splits", "dev,test", "the splits to run, comma-separated")
 	embedder := fs.String("embedder", "both", "hash, default (the sentence encoder when installed) or both")
@@ -69,6 +70,9 @@ func run(ctx context.Context, args []string, w io.Writer) error {
 	knowCases := fs.Bool("knowledge-cases", false, "print each knowledge case's outcome, with the context of those missed; for the dev split only")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if review.repo != "" {
+		return review.run(ctx, w)
 	}
 	var embs []vector.Embedder
 	if *embedder == "hash" || *embedder == "both" {

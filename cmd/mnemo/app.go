@@ -78,6 +78,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
 			pinCommand(true),
 			pinCommand(false),
 			wrongCommand(),
+			reviewCommand(),
+			keepCommand(),
 			forgetCommand(),
 			pauseCommand(true),
 			pauseCommand(false),

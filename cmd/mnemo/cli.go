@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
+	"github.com/mnemo-dev/mnemo/adapters/hosts/install"
 	"github.com/mnemo-dev/mnemo/cmd/internal/daemon"
 	"github.com/mnemo-dev/mnemo/memory"
 	"github.com/mnemo-dev/mnemo/memory/client"
@@ -331,6 +332,7 @@ func doctorCommand() *cli.Command {
 					fmt.Fprintf(w, "  (no last events: %v)\n", serr)
 				}
 			}
+			printAutoMemory(w)
 			if cfg.TeamURL != "" && len(cfg.TeamProjects) > 0 {
 				if !checkTeam(c, w, cfg) {
 					failed = true
@@ -356,5 +358,25 @@ func doctorCommand() *cli.Command {
 			}
 			return err
 		},
+	}
+}
+
+// printAutoMemory says whether Claude Code's own memory (auto memory) is
+// on for sessions in this folder's project, and what decides it. Mnemo
+// lives beside it and never turns it off.
+func printAutoMemory(w io.Writer) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		fmt.Fprintf(w, "claude code  auto memory: cannot tell (%v)\n", err)
+		return
+	}
+	am, err := install.ClaudeAutoMemory(memory.RootOf(mustGetwd()), home, os.Getenv)
+	switch {
+	case err != nil:
+		fmt.Fprintf(w, "claude code  auto memory: cannot tell (%v)\n", err)
+	case am.On:
+		fmt.Fprintf(w, "claude code  auto memory on (%s): its own notes load beside Mnemo's context; Mnemo never turns it off\n", am.By)
+	default:
+		fmt.Fprintf(w, "claude code  auto memory off (%s): not by Mnemo, which never turns it off\n", am.By)
 	}
 }

@@ -141,6 +141,19 @@ func (c *Client) Correct(ctx context.Context, p memory.CorrectParams) (memory.Co
 	return call[memory.CorrectResult](ctx, c.c, memory.MethodCorrect, p)
 }
 
+// Review lists the records that need review: their file changed since
+// and nothing confirmed them lately (mnemo/review).
+func (c *Client) Review(ctx context.Context, p memory.ReviewParams) (memory.ReviewResult, error) {
+	return call[memory.ReviewResult](ctx, c.c, memory.MethodReview, p)
+}
+
+// Keep records a person's word that observations still hold as their
+// files are now (mnemo/keep). Ids that do not exist are
+// rpc.CodeNotFound, and nothing is kept.
+func (c *Client) Keep(ctx context.Context, p memory.IDsParams) (memory.PinResult, error) {
+	return call[memory.PinResult](ctx, c.c, memory.MethodKeep, p)
+}
+
 // Pin keeps observations in every SessionStart context of their project
 // (mnemo/pin). Ids that do not exist are rpc.CodeNotFound, and nothing is
 // pinned.

@@ -203,6 +203,13 @@ func inGitRepo(path string) bool {
 type anchorCheck struct {
 	mu    sync.Mutex
 	files map[string]fileFacts // by path
+
+	// The review (review.go): the clock, how long a changed record may go
+	// unconfirmed, and when a later record saw a file as it is now.
+	now   func() time.Time
+	after time.Duration
+	seen  func(file, path, hash string) time.Time
+	memo  seenMemo
 }
 
 // maxCheckedFiles bounds the check's cache; past it, it starts again.
@@ -229,6 +236,13 @@ func (c *anchorCheck) state(o *memory.Observation) string {
 			return s
 		case memory.StateChanged:
 			worst = s
+		}
+	}
+	// A read or a search only looked (look): the next look says what is
+	// there now, and none is given as a fact; it stays changed.
+	if worst == memory.StateChanged && !look(o) {
+		if files, _ := c.unconfirmed(o); len(files) > 0 {
+			return memory.StateReview
 		}
 	}
 	return worst
@@ -316,6 +330,8 @@ func anchorNote(o *memory.Observation) string {
 		return "what it saw of " + strings.Join(files, ", ") + " is no longer there"
 	case memory.StateChanged:
 		return strings.Join(files, ", ") + " changed since; what it wrote is still there"
+	case memory.StateReview:
+		return strings.Join(files, ", ") + " changed since; nothing confirmed it since " + o.Confirmed().UTC().Format(time.DateOnly)
 	}
 	return strings.Join(files, ", ")
 }

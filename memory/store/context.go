@@ -281,7 +281,7 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 		pinRows.WriteString(row)
 		res.ObservationIDs = append(res.ObservationIDs, o.ID)
 		reason := "pinned"
-		if o.State == memory.StateChanged || o.State == memory.StateGone || o.State == memory.StateSuperseded {
+		if o.State == memory.StateChanged || o.State == memory.StateReview || o.State == memory.StateGone || o.State == memory.StateSuperseded {
 			reason += "; marked " + o.State + " (" + anchorNote(&o) + ")"
 		}
 		inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Text: excerpt != "", Reason: reason})
@@ -315,6 +315,10 @@ func (m *Memory) buildContext(ctx context.Context, project, cwd, csid, source st
 			continue
 		case memory.StateChanged:
 			c.reasons = append(c.reasons, "marked changed: "+anchorNote(&c.o))
+		case memory.StateReview:
+			// Its text is still in its file: marked, not left out (a
+			// person has not said it is wrong; the agent can look).
+			c.reasons = append(c.reasons, "marked needs review: "+anchorNote(&c.o))
 		}
 		if used >= budget {
 			break
@@ -427,7 +431,11 @@ func (m *Memory) learnedSection(inj *memory.Injection, learnts []memory.Observat
 		}
 		room -= len(row)
 		*used += len(row)
-		picked = append(picked, pick{o: o, row: row, excerpt: excerpt != "", reason: c.reasons[0]})
+		reason := c.reasons[0]
+		if o.State == memory.StateReview {
+			reason += "; marked needs review: " + anchorNote(&o)
+		}
+		picked = append(picked, pick{o: o, row: row, excerpt: excerpt != "", reason: reason})
 	}
 	if len(picked) == 0 {
 		return ""
@@ -549,6 +557,8 @@ func contextRow(o *memory.Observation) string {
 	switch o.State {
 	case memory.StateChanged:
 		row += " [changed since]"
+	case memory.StateReview:
+		row += " [needs review]"
 	case memory.StateGone:
 		row += " [gone]"
 	case memory.StateSuperseded:

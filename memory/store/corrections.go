@@ -63,6 +63,11 @@ func (m *Memory) Correct(ctx context.Context, p memory.CorrectParams) (memory.Co
 		}
 		now := m.now()
 		o.Edits = append(o.Edits, memory.Edit{Time: now, Title: old.Title, Subtitle: old.Subtitle, Narrative: old.Narrative, Facts: old.Facts})
+		if len(o.FileAnchors) > 0 {
+			// A person's correction says what holds of the files as they
+			// are now: it clears a review as a keep does.
+			o.Kept = m.keepNow(&o)
+		}
 		if old.Origin != nil {
 			origin := *old.Origin
 			origin.Revised = now

@@ -365,8 +365,11 @@ func promptRow(o *memory.Observation) string {
 	if files := o.Files(); len(files) > 0 && !strings.Contains(title, files[0]) {
 		row += " · " + memory.Clip(strings.Join(strings.Fields(strings.Join(files, ", ")), " "), 80)
 	}
-	if o.State == memory.StateSuperseded {
+	switch o.State {
+	case memory.StateSuperseded:
 		row += " [superseded by #" + strconv.FormatUint(o.SupersededBy, 10) + "]"
+	case memory.StateReview:
+		row += " [needs review]"
 	}
 	return row + "\n"
 }

@@ -58,6 +58,10 @@ type Options struct {
 	Logger  *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// ReviewAfter is how long a record whose file changed may go without
+	// a confirmation before it needs review (memory.StateReview):
+	// memory.ReviewAfter when 0; negative: at once.
+	ReviewAfter time.Duration
 }
 
 // Memory is the running domain: the store, the stages, the worker that
@@ -121,6 +125,9 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.ReviewAfter == 0 {
+		o.ReviewAfter = memory.ReviewAfter
+	}
 	if o.Embedder == nil {
 		o.Embedder = vector.NewHashEmbedder()
 	}
@@ -144,6 +151,7 @@ func Open(ctx context.Context, o Options) (*Memory, error) {
 		return nil, err
 	}
 	m.store = st
+	m.anchors.now, m.anchors.after, m.anchors.seen = o.Now, max(o.ReviewAfter, 0), m.seenAs
 	m.idle = sync.NewCond(&m.mu)
 	m.index = vector.NewIndex(o.Embedder)
 	wctx, cancel := context.WithCancel(context.Background())

@@ -394,6 +394,9 @@ func (m *Memory) commit(ctx context.Context, ev memory.Event, sess *memory.Sessi
 	}
 	m.index.Remove(unstored...)
 	if err == nil {
+		if len(ev.FileAnchors) > 0 {
+			m.anchors.forgetSeen() // a record that saw its files as they are now
+		}
 		m.indexWhys(ctx, whyGiven)
 		m.publish(changes...)
 		m.queued(pushes)

@@ -5,8 +5,9 @@
 // search finds one, the address keeps the view (a search, a record, a
 // tab) for a reload or another page, an event sent through the hook
 // appears without a reload within a second, forget removes a record
-// everywhere, and a request without the token is refused. Screenshots go
-// to the artifacts.
+// everywhere, the records that need review are listed and each kept,
+// corrected or forgotten with one key, and a request without the token
+// is refused. Screenshots go to the artifacts.
 //
 // Env: MNEMO_BIN, MNEMO_HOOK_BIN (absolute), MNEMO_E2E_ARTIFACTS (a folder,
 // optional), CHROMIUM (default: chromium on PATH). Run by run.sh, in a
@@ -39,6 +40,8 @@ fs.writeFileSync(path.join(world.project, 'calc.py'), 'def add(a, b):\n    retur
 const env = {
   PATH: process.env.PATH, HOME: world.home, MNEMO_HOME: world.mnemoHome, TMPDIR: world.tmp,
   XDG_DATA_HOME: path.join(world.home, '.local', 'share'), MNEMO_IDLE_TIMEOUT: '5m',
+  // A record whose file changed needs review at once, not after a week.
+  MNEMO_REVIEW_AFTER_DAYS: '-1',
 };
 
 const results = [];
@@ -272,6 +275,60 @@ try {
     assert(!reasons.some((r) => / #\d+ newest/.test(r)), `reasons: ${reasons.join(' | ')}`);
     assert(/#context|tab=context/.test(page.url()), `the address does not say the tab: ${page.url()}`);
     await shot(page, 'viewer-context.png');
+  });
+
+  await check('the records that need review are listed, and kept, corrected or forgotten with one key each', async () => {
+    // Three edits, then their files change outside the session.
+    const n0 = JSON.parse(mnemo('status', '--json')).counts.observations;
+    const files = ['tax.py', 'fees.py', 'rates.py'];
+    for (const [i, f] of files.entries()) {
+      const p = path.join(world.project, f);
+      fs.writeFileSync(p, `RATE_${i} = 20\n`);
+      tool('Edit', { file_path: p, old_string: `RATE_${i} = 19`, new_string: `RATE_${i} = 20` }, { filePath: p, oldString: `RATE_${i} = 19`, newString: `RATE_${i} = 20` });
+    }
+    await settle(n0 + 3);
+    for (const [i, f] of files.entries()) fs.writeFileSync(path.join(world.project, f), `# percent\nRATE_${i} = 20\n`);
+    const listed = () => JSON.parse(mnemo('review', '--json')).items.map((it) => it.observation.id);
+    const ids = listed();
+    assert(ids.length === 3, `mnemo review lists ${JSON.stringify(ids)}`);
+    const rows = () => page.$$eval('#list .row[data-id]', (els) => els.map((e) => Number(e.dataset.id)));
+    const open = async () => {
+      await page.keyboard.press('Enter');
+      const id = (await rows())[0];
+      await page.waitForFunction((id) => document.querySelector('#detail .meta')?.textContent.includes(`#${id}`) &&
+        document.querySelector('#detail .state-note.s-needs-review'), { timeout: 10_000 }, id);
+      return id;
+    };
+    await page.keyboard.press('r');
+    await page.waitForFunction(() => document.querySelectorAll('#list .row[data-id]').length === 3 && location.hash.includes('tab=review'), { timeout: 10_000 });
+    const badges = await page.$$eval('#list .row .state.s-needs-review', (els) => els.length);
+    assert(badges === 3, `${badges} rows say "needs review"`);
+    await shot(page, 'viewer-review.png');
+    // y keeps the first.
+    const kept = await open();
+    await page.keyboard.press('y');
+    await page.waitForFunction((id) => document.querySelectorAll('#list .row[data-id]').length === 2 && !document.querySelector(`#list .row[data-id="${id}"]`), { timeout: 10_000 }, kept);
+    assert(!listed().includes(kept), `#${kept} is still listed after its keep`);
+    assert(JSON.parse(mnemo('get', '--json', String(kept))).observations[0].kept, `#${kept} is not kept`);
+    // e corrects the next.
+    await page.waitForSelector('#list .row.selected', { timeout: 10_000 });
+    const corrected = await open();
+    await page.keyboard.press('e');
+    await page.waitForSelector('#detail form.correct textarea.edit-text', { timeout: 10_000 });
+    await page.$eval('#detail form.correct textarea.edit-text', (e) => { e.value = 'The rate is 20 percent, as a plain number.'; });
+    await page.click('#detail form.correct button');
+    await page.waitForFunction((id) => document.querySelectorAll('#list .row[data-id]').length === 1 && !document.querySelector(`#list .row[data-id="${id}"]`), { timeout: 10_000 }, corrected);
+    assert(JSON.parse(mnemo('get', '--json', String(corrected))).observations[0].edits.length === 1, `#${corrected} is not corrected`);
+    // x forgets the last.
+    await page.waitForSelector('#list .row.selected', { timeout: 10_000 });
+    const forgotten = await open();
+    await page.keyboard.press('x');
+    await page.waitForFunction((id) => !document.querySelector(`#list .row[data-id="${id}"]`), { timeout: 10_000 }, forgotten);
+    const gone = spawnSync(mnemoBin, ['get', String(forgotten)], { env, cwd: world.project, encoding: 'utf8', timeout: 30_000 });
+    assert(gone.status === 1, `#${forgotten} was not forgotten`);
+    assert(listed().length === 0, `mnemo review still lists ${JSON.stringify(listed())}`);
+    await page.keyboard.press('r');
+    await page.waitForFunction(() => document.querySelector('#list .review-head')?.textContent.startsWith('Nothing needs review'), { timeout: 10_000 });
   });
 
   await check('the page ran without errors', () => {

@@ -58,6 +58,10 @@ type Config struct {
 	// remembers every save on its own. An editor's initializationOptions
 	// (saveWindowSeconds) win.
 	SaveWindowSeconds int `json:"saveWindowSeconds" env:"MNEMO_SAVE_WINDOW_SECONDS"`
+	// ReviewAfterDays is how long a record whose file changed since may
+	// go without a confirmation before it needs review (memory.StateReview):
+	// 0 is the default (memory.ReviewAfter), negative is at once.
+	ReviewAfterDays int `json:"reviewAfterDays" env:"MNEMO_REVIEW_AFTER_DAYS"`
 	// Paused maps projects to what they do without: "capture" (nothing
 	// new is stored from their sessions), "inject" (no context, no prompt
 	// recall) or "all". `mnemo pause` and `mnemo resume` keep it; one
@@ -85,6 +89,14 @@ func (c Config) saveWindow() time.Duration {
 		return -1
 	}
 	return time.Duration(c.SaveWindowSeconds) * time.Second
+}
+
+// reviewAfter is ReviewAfterDays for store.Options.
+func (c Config) reviewAfter() time.Duration {
+	if c.ReviewAfterDays < 0 {
+		return -1
+	}
+	return time.Duration(c.ReviewAfterDays) * 24 * time.Hour
 }
 
 // defaultConfig is what applies when nothing is set.
@@ -228,6 +240,10 @@ func (c Config) Describe(source map[string]string) []string {
 			val = "0 (a minute, or the editor's idle delay if shorter)"
 		case name == "saveWindowSeconds" && c.SaveWindowSeconds < 0:
 			val = fmt.Sprintf("%d (every save on its own)", c.SaveWindowSeconds)
+		case name == "reviewAfterDays" && c.ReviewAfterDays == 0:
+			val = fmt.Sprintf("0 (%d days)", int(memory.ReviewAfter.Hours()/24))
+		case name == "reviewAfterDays" && c.ReviewAfterDays < 0:
+			val = fmt.Sprintf("%d (at once)", c.ReviewAfterDays)
 		case name == "teamAuthor" && c.TeamAuthor == "":
 			val = "none: $USER@host"
 		case name == "paused":

@@ -62,6 +62,8 @@ func newConnection(m *Main, log *slog.Logger) *connection {
 	handle(mux, memory.MethodSave, mem.Save)
 	handle(mux, memory.MethodForget, mem.Forget)
 	handle(mux, memory.MethodCorrect, mem.Correct)
+	handle(mux, memory.MethodReview, mem.Review)
+	handle(mux, memory.MethodKeep, mem.Keep)
 	handle(mux, memory.MethodPin, mem.Pin)
 	handle(mux, memory.MethodUnpin, mem.Unpin)
 	handle(mux, memory.MethodMarkWrong, mem.MarkWrong)

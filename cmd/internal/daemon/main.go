@@ -93,6 +93,7 @@ func (m *Main) Open(ctx context.Context) error {
 		EmbedderNotice: notice,
 		ContextBytes:   cfg.ContextBytes,
 		NoPromptRecall: !cfg.PromptRecall,
+		ReviewAfter:    cfg.reviewAfter(),
 		SkipTools:      append(slices.Clone(privacy.DefaultSkipTools), cfg.SkipTools...),
 		Paused:         cfg.Paused,
 		SavePaused:     func(p map[string]string) error { return savePaused(m.Home, p) },

@@ -119,7 +119,7 @@ class Viewer {
                 sel.append(new Option(v, v));
             sel.value = v;
         }
-        const tabs = ["records", "sessions", "context", "status"];
+        const tabs = ["records", "sessions", "context", "status", "review"];
         const tab = tabs.find((t) => t === p.get("tab")) ?? "records";
         this.show(tab);
         const id = Number(p.get("id"));
@@ -128,7 +128,8 @@ class Viewer {
         else if (p.get("session"))
             this.openSession(p.get("session") ?? "").catch((e) => this.fail(e));
     }
-    // key is the keyboard: / search, j k move, Enter open, x forget, 1-4 tabs.
+    // key is the keyboard: / search, j k move, Enter open, x forget, 1-4 tabs,
+    // r the records that need review, y keeps the open one.
     key(e) {
         const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
         if (e.key === "Escape") {
@@ -177,6 +178,13 @@ class Viewer {
             case "w":
                 if (this.openID)
                     void api(`/api/records/${this.openID}`).then((o) => this.markWrong(o.id, !o.wrong));
+                break;
+            case "y":
+                if (this.openID)
+                    void this.keep(this.openID);
+                break;
+            case "r":
+                this.show("review");
                 break;
             case "?":
                 $("help").showModal();
@@ -228,7 +236,7 @@ class Viewer {
             this.openCSID = "";
         }
         this.remember();
-        const load = { records: () => this.records(false), sessions: () => this.sessions(false), context: () => this.context(), status: () => this.status() }[tab];
+        const load = { records: () => this.records(false), sessions: () => this.sessions(false), context: () => this.context(), status: () => this.status(), review: () => this.review() }[tab];
         load().catch((e) => this.fail(e));
     }
     filters() {
@@ -330,10 +338,16 @@ class Viewer {
         wrong.addEventListener("click", () => void this.markWrong(o.id, !o.wrong));
         const correct = el("button", undefined, "Correct");
         correct.addEventListener("click", () => this.correctForm(o));
+        let keep = null;
+        if (o.state === "needs-review") {
+            keep = el("button", undefined, "Keep");
+            keep.title = "it still holds: no review until its file changes again (y)";
+            keep.addEventListener("click", () => void this.keep(o.id));
+        }
         const edits = el("ul", "edits");
         for (const e of o.edits ?? [])
             edits.append(el("li", undefined, `until ${when(e.time)}: ${e.title}${e.narrative ? " — " + e.narrative : ""}`));
-        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.origin ? `by ${o.origin.author} (team)` : "", o.tool, when(o.time), seen(o.count, o.lastSeen), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")), o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null, o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null, o.state === "wrong" ? el("p", "state-note s-wrong", "Marked wrong: kept, but never given to an agent as a fact.") : null, o.state === "reverted" ? el("p", "state-note s-reverted", `Undone in its session (#${o.reverted ?? ""}): a dead end, never given as a fact.`) : null, o.state === "superseded" ? el("p", "state-note s-superseded", `Superseded by #${o.supersededBy ?? ""}: a later record says what is true now; the next sessions are given that one.`) : null, o.supersedes?.length ? el("p", "state-note", `Supersedes ${o.supersedes.map((id) => `#${id}`).join(", ")}.`) : null, o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), edits.childElementCount ? section("Before it was corrected", edits) : null, el("p", "actions", undefined, correct, pin, wrong, forget, around, session)));
+        this.detail.replaceChildren(...nodes(el("h2", undefined, o.title), el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.origin ? `by ${o.origin.author} (team)` : "", o.tool, when(o.time), seen(o.count, o.lastSeen), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")), o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null, o.state === "needs-review" ? el("p", "state-note s-needs-review", "Needs review: its file changed since, and nothing confirmed it for a while. Keep it (y), correct it (e) or forget it (x).") : null, o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null, o.state === "wrong" ? el("p", "state-note s-wrong", "Marked wrong: kept, but never given to an agent as a fact.") : null, o.state === "reverted" ? el("p", "state-note s-reverted", `Undone in its session (#${o.reverted ?? ""}): a dead end, never given as a fact.`) : null, o.state === "superseded" ? el("p", "state-note s-superseded", `Superseded by #${o.supersededBy ?? ""}: a later record says what is true now; the next sessions are given that one.`) : null, o.supersedes?.length ? el("p", "state-note", `Supersedes ${o.supersedes.map((id) => `#${id}`).join(", ")}.`) : null, o.subtitle ? el("p", "subtitle", o.subtitle) : null, o.request ? section("Asked", el("blockquote", undefined, o.request)) : null, o.narrative ? section("What happened", el("p", undefined, o.narrative)) : null, list("Facts", o.facts), list("Files changed", o.filesModified, "file"), list("Files read", o.filesRead, "file"), o.anchor ? section("Place", el("code", undefined, `${o.anchor.file}:${o.anchor.startLine}-${o.anchor.endLine}`)) : null, o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null, list("Concepts", o.concepts), edits.childElementCount ? section("Before it was corrected", edits) : null, el("p", "actions", undefined, ...nodes(keep, correct, pin, wrong, forget, around, session))));
     }
     // correctForm lets a person correct a record's title and text; the
     // memory keeps what it said before.
@@ -355,11 +369,53 @@ class Viewer {
                 body.title = title.value.trim();
             if (text.value.trim() !== o.narrative.trim())
                 body.text = text.value.trim();
-            api(`/api/records/${o.id}/correct`, "POST", body).then(() => this.openRecord(o.id)).catch((err) => this.fail(err));
+            api(`/api/records/${o.id}/correct`, "POST", body).then(() => {
+                if (this.tab === "review")
+                    this.show("review"); // a correction clears its review
+                return this.openRecord(o.id);
+            }).catch((err) => this.fail(err));
         });
         cancel.addEventListener("click", (e) => { e.preventDefault(); void this.openRecord(o.id); });
         this.detail.querySelector("p.actions")?.before(form);
         title.focus();
+    }
+    // review lists the records that need review: their file changed since
+    // and nothing confirmed them for a while. Open one, then y keeps it, e
+    // corrects it, x forgets it.
+    async review() {
+        const p = new URLSearchParams({ limit: "200" });
+        if (this.project.value)
+            p.set("project", this.project.value);
+        const r = await api(`/api/review?${p}`);
+        const after = r.afterDays > 0 ? `for ${count(r.afterDays, "day", "days")}` : "at once";
+        this.list.append(el("p", "meta review-head", r.total === 0 ?
+            `Nothing needs review: a record whose file changed needs it when nothing confirmed it ${after}.` :
+            `${count(r.total, "record needs", "records need")} review: ${r.total === 1 ? "its file" : "their files"} changed, and nothing confirmed ${r.total === 1 ? "it" : "them"} ${after}. Open one: y keeps it, e corrects it, x forgets it.`));
+        if (!this.openID)
+            this.detail.replaceChildren(el("p", "hint", "A record whose file changed since, unconfirmed for a while, may no longer hold: open it, then keep it if it still does (y), correct it (e) or forget it (x)."));
+        for (const it of r.items) {
+            const o = it.observation;
+            const node = el("div", "row", undefined, el("span", `type t-${o.type}`, o.type), el("span", "title", o.title, stateBadge(o.state)), el("span", "meta", [o.project, `${it.changed.join(", ")} changed`, `last confirmed ${when(it.confirmed)}`, `#${o.id}`].join(" · ")));
+            node.dataset.id = String(o.id);
+            const row = { key: `r${o.id}`, node, id: o.id, time: o.time, open: () => void this.openRecord(o.id) };
+            node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
+            this.addRow(row, false);
+        }
+        if (this.selected < 0)
+            this.select(0);
+    }
+    // keep records a person's word that a record still holds: no review
+    // until its file changes again.
+    async keep(id) {
+        try {
+            await api(`/api/records/${id}/keep`, "PUT");
+            if (this.tab === "review")
+                this.show("review");
+            await this.openRecord(id);
+        }
+        catch (e) {
+            this.fail(e);
+        }
     }
     async markWrong(id, on) {
         try {
@@ -612,7 +668,7 @@ function count(n, one, many) {
 // stateBadge marks a record whose code changed or is gone since, or that
 // was superseded, undone or marked wrong.
 function stateBadge(state) {
-    const text = { changed: " changed since", gone: " gone", reverted: " reverted", wrong: " marked wrong", superseded: " superseded" };
+    const text = { changed: " changed since", "needs-review": " needs review", gone: " gone", reverted: " reverted", wrong: " marked wrong", superseded: " superseded" };
     if (!state || !text[state])
         return null;
     return el("span", `state s-${state}`, text[state]);

@@ -44,7 +44,13 @@ interface Status {
   counts: { sessions: number; prompts: number; observations: number; summaries: number; queued: number };
 }
 
-type Tab = "records" | "sessions" | "context" | "status";
+// The records that need review (memory/review.go), as /api/review gives them.
+interface ReviewResult {
+  items: { observation: Observation; confirmed: string; changed: string[] }[];
+  total: number; more?: boolean; afterDays: number;
+}
+
+type Tab = "records" | "sessions" | "context" | "status" | "review";
 
 // Knowledge is a project's knowledge (memory.Knowledge).
 interface Knowledge {
@@ -164,7 +170,7 @@ class Viewer {
       if (v && !sel.querySelector(`option[value="${CSS.escape(v)}"]`)) sel.append(new Option(v, v));
       sel.value = v;
     }
-    const tabs: Tab[] = ["records", "sessions", "context", "status"];
+    const tabs: Tab[] = ["records", "sessions", "context", "status", "review"];
     const tab = tabs.find((t) => t === p.get("tab")) ?? "records";
     this.show(tab);
     const id = Number(p.get("id"));
@@ -172,7 +178,8 @@ class Viewer {
     else if (p.get("session")) this.openSession(p.get("session") ?? "").catch((e) => this.fail(e));
   }
 
-  // key is the keyboard: / search, j k move, Enter open, x forget, 1-4 tabs.
+  // key is the keyboard: / search, j k move, Enter open, x forget, 1-4 tabs,
+  // r the records that need review, y keeps the open one.
   key(e: KeyboardEvent): void {
     const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLTextAreaElement;
     if (e.key === "Escape") {
@@ -193,6 +200,8 @@ class Viewer {
       case "e": if (this.openID) void api<Observation>(`/api/records/${this.openID}`).then((o) => this.correctForm(o)); break;
       case "p": if (this.openID) void api<Observation>(`/api/records/${this.openID}`).then((o) => this.pin(o.id, !o.pinned)); break;
       case "w": if (this.openID) void api<Observation>(`/api/records/${this.openID}`).then((o) => this.markWrong(o.id, !o.wrong)); break;
+      case "y": if (this.openID) void this.keep(this.openID); break;
+      case "r": this.show("review"); break;
       case "?": ($("help") as HTMLDialogElement).showModal(); break;
       case "1": this.show("records"); break;
       case "2": this.show("sessions"); break;
@@ -236,7 +245,7 @@ class Viewer {
       this.openCSID = "";
     }
     this.remember();
-    const load = { records: () => this.records(false), sessions: () => this.sessions(false), context: () => this.context(), status: () => this.status() }[tab];
+    const load = { records: () => this.records(false), sessions: () => this.sessions(false), context: () => this.context(), status: () => this.status(), review: () => this.review() }[tab];
     load().catch((e) => this.fail(e));
   }
 
@@ -336,12 +345,19 @@ class Viewer {
     wrong.addEventListener("click", () => void this.markWrong(o.id, !o.wrong));
     const correct = el("button", undefined, "Correct");
     correct.addEventListener("click", () => this.correctForm(o));
+    let keep: HTMLElement | null = null;
+    if (o.state === "needs-review") {
+      keep = el("button", undefined, "Keep");
+      keep.title = "it still holds: no review until its file changes again (y)";
+      keep.addEventListener("click", () => void this.keep(o.id));
+    }
     const edits = el("ul", "edits");
     for (const e of o.edits ?? []) edits.append(el("li", undefined, `until ${when(e.time)}: ${e.title}${e.narrative ? " — " + e.narrative : ""}`));
     this.detail.replaceChildren(...nodes(
       el("h2", undefined, o.title),
       el("p", "meta", [`#${o.id}`, o.type, o.project, o.host, o.origin ? `by ${o.origin.author} (team)` : "", o.tool, when(o.time), seen(o.count, o.lastSeen), o.source, o.pinned ? "pinned" : ""].filter(Boolean).join(" · ")),
       o.state === "changed" ? el("p", "state-note s-changed", "Its file changed since it was made; what it wrote is still there.") : null,
+      o.state === "needs-review" ? el("p", "state-note s-needs-review", "Needs review: its file changed since, and nothing confirmed it for a while. Keep it (y), correct it (e) or forget it (x).") : null,
       o.state === "gone" ? el("p", "state-note s-gone", "What it saw is no longer in the code: the next sessions are not given it.") : null,
       o.state === "wrong" ? el("p", "state-note s-wrong", "Marked wrong: kept, but never given to an agent as a fact.") : null,
       o.state === "reverted" ? el("p", "state-note s-reverted", `Undone in its session (#${o.reverted ?? ""}): a dead end, never given as a fact.`) : null,
@@ -357,7 +373,7 @@ class Viewer {
       o.evidence ? section("Evidence", el("pre", "evidence", o.evidence)) : null,
       list("Concepts", o.concepts),
       edits.childElementCount ? section("Before it was corrected", edits) : null,
-      el("p", "actions", undefined, correct, pin, wrong, forget, around, session)));
+      el("p", "actions", undefined, ...nodes(keep, correct, pin, wrong, forget, around, session))));
   }
 
   // correctForm lets a person correct a record's title and text; the
@@ -378,11 +394,52 @@ class Viewer {
       const body: { title?: string; text?: string } = {};
       if (title.value.trim() !== o.title) body.title = title.value.trim();
       if (text.value.trim() !== o.narrative.trim()) body.text = text.value.trim();
-      api(`/api/records/${o.id}/correct`, "POST", body).then(() => this.openRecord(o.id)).catch((err) => this.fail(err));
+      api(`/api/records/${o.id}/correct`, "POST", body).then(() => {
+        if (this.tab === "review") this.show("review"); // a correction clears its review
+        return this.openRecord(o.id);
+      }).catch((err) => this.fail(err));
     });
     cancel.addEventListener("click", (e) => { e.preventDefault(); void this.openRecord(o.id); });
     this.detail.querySelector("p.actions")?.before(form);
     title.focus();
+  }
+
+  // review lists the records that need review: their file changed since
+  // and nothing confirmed them for a while. Open one, then y keeps it, e
+  // corrects it, x forgets it.
+  async review(): Promise<void> {
+    const p = new URLSearchParams({ limit: "200" });
+    if (this.project.value) p.set("project", this.project.value);
+    const r = await api<ReviewResult>(`/api/review?${p}`);
+    const after = r.afterDays > 0 ? `for ${count(r.afterDays, "day", "days")}` : "at once";
+    this.list.append(el("p", "meta review-head", r.total === 0 ?
+      `Nothing needs review: a record whose file changed needs it when nothing confirmed it ${after}.` :
+      `${count(r.total, "record needs", "records need")} review: ${r.total === 1 ? "its file" : "their files"} changed, and nothing confirmed ${r.total === 1 ? "it" : "them"} ${after}. Open one: y keeps it, e corrects it, x forgets it.`));
+    if (!this.openID) this.detail.replaceChildren(el("p", "hint", "A record whose file changed since, unconfirmed for a while, may no longer hold: open it, then keep it if it still does (y), correct it (e) or forget it (x)."));
+    for (const it of r.items) {
+      const o = it.observation;
+      const node = el("div", "row", undefined,
+        el("span", `type t-${o.type}`, o.type),
+        el("span", "title", o.title, stateBadge(o.state)),
+        el("span", "meta", [o.project, `${it.changed.join(", ")} changed`, `last confirmed ${when(it.confirmed)}`, `#${o.id}`].join(" · ")));
+      node.dataset.id = String(o.id);
+      const row: Row = { key: `r${o.id}`, node, id: o.id, time: o.time, open: () => void this.openRecord(o.id) };
+      node.addEventListener("click", () => { this.select(this.rows.indexOf(row)); row.open(); });
+      this.addRow(row, false);
+    }
+    if (this.selected < 0) this.select(0);
+  }
+
+  // keep records a person's word that a record still holds: no review
+  // until its file changes again.
+  async keep(id: number): Promise<void> {
+    try {
+      await api(`/api/records/${id}/keep`, "PUT");
+      if (this.tab === "review") this.show("review");
+      await this.openRecord(id);
+    } catch (e) {
+      this.fail(e);
+    }
   }
 
   async markWrong(id: number, on: boolean): Promise<void> {
@@ -639,7 +696,7 @@ function count(n: number, one: string, many: string): string {
 // stateBadge marks a record whose code changed or is gone since, or that
 // was superseded, undone or marked wrong.
 function stateBadge(state?: string): HTMLElement | null {
-  const text: Record<string, string> = { changed: " changed since", gone: " gone", reverted: " reverted", wrong: " marked wrong", superseded: " superseded" };
+  const text: Record<string, string> = { changed: " changed since", "needs-review": " needs review", gone: " gone", reverted: " reverted", wrong: " marked wrong", superseded: " superseded" };
   if (!state || !text[state]) return null;
   return el("span", `state s-${state}`, text[state]);
 }
