@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -62,45 +61,21 @@ func (t *Task) carries(text string) bool {
 // A task whose prompt already holds what it needs is refused: it would
 // measure nothing.
 func LoadConversation(dir string) (*ConversationSet, error) {
-	s := &ConversationSet{Name: filepath.Base(dir)}
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	projects, tasks, err := loadSplit(dir, "tasks.jsonl", func(t Task, projects []Project) error {
+		switch {
+		case !slices.Contains(TaskKinds, t.Kind):
+			return fmt.Errorf("unknown kind %q", t.Kind)
+		case !hasProject(projects, t.Project):
+			return fmt.Errorf("no project %q", t.Project)
+		case len(t.Needs) == 0 || t.carries(t.Prompt):
+			return fmt.Errorf("task %s needs nothing its prompt does not already say", t.ID)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range files {
-		if filepath.Base(f) == "tasks.jsonl" {
-			continue
-		}
-		p, err := loadProject(f)
-		if err != nil {
-			return nil, err
-		}
-		s.Projects = append(s.Projects, p)
-	}
-	if len(s.Projects) == 0 {
-		return nil, fmt.Errorf("%s: no <project>.jsonl files", dir)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "tasks.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var t Task
-		if err := json.Unmarshal([]byte(line), &t); err != nil {
-			return nil, fmt.Errorf("%s/tasks.jsonl line %d: %w", dir, i+1, err)
-		}
-		if !slices.Contains(TaskKinds, t.Kind) {
-			return nil, fmt.Errorf("%s/tasks.jsonl line %d: unknown kind %q", dir, i+1, t.Kind)
-		}
-		if !slices.ContainsFunc(s.Projects, func(p Project) bool { return p.Name == t.Project }) {
-			return nil, fmt.Errorf("%s/tasks.jsonl line %d: no project %q", dir, i+1, t.Project)
-		}
-		if len(t.Needs) == 0 || t.carries(t.Prompt) {
-			return nil, fmt.Errorf("%s/tasks.jsonl line %d: task %s needs nothing its prompt does not already say", dir, i+1, t.ID)
-		}
-		s.Tasks = append(s.Tasks, t)
-	}
-	return s, nil
+	return &ConversationSet{Name: filepath.Base(dir), Projects: projects, Tasks: tasks}, nil
 }
 
 // conversationResult is what one split gave with one embedder.

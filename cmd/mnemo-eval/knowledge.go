@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -89,46 +87,23 @@ func squashed(s string) string { return strings.ToLower(strings.Join(strings.Fie
 // LoadKnowledge reads a knowledge split: <project>.jsonl files in the
 // replay format and cases.jsonl.
 func LoadKnowledge(dir string) (*KnowledgeSet, error) {
-	s := &KnowledgeSet{Name: filepath.Base(dir)}
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		if filepath.Base(f) == "cases.jsonl" {
-			continue
-		}
-		p, err := loadProject(f)
-		if err != nil {
-			return nil, err
-		}
-		s.Projects = append(s.Projects, p)
-	}
-	if len(s.Projects) == 0 {
-		return nil, fmt.Errorf("%s: no <project>.jsonl files", dir)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "cases.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var c KnowledgeCase
-		if err := json.Unmarshal([]byte(line), &c); err != nil {
-			return nil, fmt.Errorf("%s/cases.jsonl line %d: %w", dir, i+1, err)
-		}
+	projects, cases, err := loadSplit(dir, "cases.jsonl", func(c KnowledgeCase, projects []Project) error {
 		switch {
 		case !slices.Contains(KnowledgeKinds, c.Kind):
-			return nil, fmt.Errorf("%s/cases.jsonl line %d: unknown kind %q", dir, i+1, c.Kind)
-		case !slices.ContainsFunc(s.Projects, func(p Project) bool { return p.Name == c.Project }):
-			return nil, fmt.Errorf("%s/cases.jsonl line %d: no project %q", dir, i+1, c.Project)
+			return fmt.Errorf("unknown kind %q", c.Kind)
+		case !hasProject(projects, c.Project):
+			return fmt.Errorf("no project %q", c.Project)
 		case len(c.Needs) == 0:
-			return nil, fmt.Errorf("%s/cases.jsonl line %d: case %s needs nothing", dir, i+1, c.ID)
+			return fmt.Errorf("case %s needs nothing", c.ID)
 		case c.Kind == "replaced" && len(c.Absent) == 0:
-			return nil, fmt.Errorf("%s/cases.jsonl line %d: replaced case %s names no replaced fact (absent)", dir, i+1, c.ID)
+			return fmt.Errorf("replaced case %s names no replaced fact (absent)", c.ID)
 		}
-		s.Cases = append(s.Cases, c)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return s, nil
+	return &KnowledgeSet{Name: filepath.Base(dir), Projects: projects, Cases: cases}, nil
 }
 
 // knowledgeResult is what one split gave, without and with the block.

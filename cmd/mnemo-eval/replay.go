@@ -63,42 +63,66 @@ var Kinds = []string{"paraphrase", "why", "identifier", "error", "path", "none"}
 // LoadSet reads a set folder: <project>.jsonl files of hook payloads and
 // queries.jsonl.
 func LoadSet(dir string) (*Set, error) {
-	s := &Set{Name: filepath.Base(dir)}
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	projects, queries, err := loadSplit(dir, "queries.jsonl", func(q Query, _ []Project) error {
+		switch {
+		case !slices.Contains(Kinds, q.Kind):
+			return fmt.Errorf("unknown kind %q", q.Kind)
+		case q.Kind != "none" && len(q.Relevant) == 0:
+			return fmt.Errorf("a %s query with no relevant file", q.Kind)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	return &Set{Name: filepath.Base(dir), Projects: projects, Queries: queries}, nil
+}
+
+// loadSplit reads the folder of a split: its projects (every .jsonl file
+// but questions, in the replay format) and its questions (the file named
+// questions, one JSON value a line, each held to check with the
+// projects). An error names the file and the line.
+func loadSplit[Q any](dir, questions string, check func(Q, []Project) error) ([]Project, []Q, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		return nil, nil, err
+	}
+	var projects []Project
 	for _, f := range files {
-		if filepath.Base(f) == "queries.jsonl" {
+		if filepath.Base(f) == questions {
 			continue
 		}
 		p, err := loadProject(f)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		s.Projects = append(s.Projects, p)
+		projects = append(projects, p)
 	}
-	if len(s.Projects) == 0 {
-		return nil, fmt.Errorf("%s: no <project>.jsonl files", dir)
+	if len(projects) == 0 {
+		return nil, nil, fmt.Errorf("%s: no <project>.jsonl files", dir)
 	}
-	qs, err := os.ReadFile(filepath.Join(dir, "queries.jsonl"))
+	path := filepath.Join(dir, questions)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	for i, line := range strings.Split(strings.TrimSpace(string(qs)), "\n") {
-		var q Query
+	var qs []Q
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var q Q
 		if err := json.Unmarshal([]byte(line), &q); err != nil {
-			return nil, fmt.Errorf("%s/queries.jsonl line %d: %w", dir, i+1, err)
+			return nil, nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
 		}
-		if !slices.Contains(Kinds, q.Kind) {
-			return nil, fmt.Errorf("%s/queries.jsonl line %d: unknown kind %q", dir, i+1, q.Kind)
+		if err := check(q, projects); err != nil {
+			return nil, nil, fmt.Errorf("%s line %d: %w", path, i+1, err)
 		}
-		if q.Kind != "none" && len(q.Relevant) == 0 {
-			return nil, fmt.Errorf("%s/queries.jsonl line %d: a %s query with no relevant file", dir, i+1, q.Kind)
-		}
-		s.Queries = append(s.Queries, q)
+		qs = append(qs, q)
 	}
-	return s, nil
+	return projects, qs, nil
+}
+
+// hasProject reports whether projects hold one named name.
+func hasProject(projects []Project, name string) bool {
+	return slices.ContainsFunc(projects, func(p Project) bool { return p.Name == name })
 }
 
 func loadProject(path string) (Project, error) {
