@@ -807,23 +807,6 @@ func (b *backfill) send(p *hosts.Payload, uuid string) error {
 	if err != nil {
 		return err
 	}
-	setAt(params, b.at)
+	hook.SetAt(params, b.at)
 	return b.emit(Call{Event: p.HookEventName, Method: method, Params: params})
-}
-
-// setAt dates a rebuilt call when its work happened: the store keeps the
-// work's time, not the back-fill's.
-func setAt(params any, at time.Time) {
-	switch pp := params.(type) {
-	case *memory.SessionStartParams:
-		pp.At = at
-	case *memory.UserPromptParams:
-		pp.At = at
-	case *memory.ToolUseParams:
-		pp.At = at
-	case *memory.StopParams:
-		pp.At = at
-	case *memory.SessionEndParams:
-		pp.At = at
-	}
 }

@@ -180,7 +180,7 @@ func (r *hostReplay) send(w *hosts.Wire, uuid string) error {
 	if err != nil {
 		return err
 	}
-	setAt(params, r.at)
+	hook.SetAt(params, r.at)
 	stage := p.Stage.Event
 	switch stage {
 	case hosts.EventUserPromptSubmit:

@@ -321,7 +321,7 @@ func (h *hook) privateTurn(log *slog.Logger, stage hosts.Stage, params any) bool
 // (start: the stage's StartsDaemon), starts one without waiting for it.
 func (h *hook) journal(stage hosts.Stage, method string, params any, start bool) error {
 	now := h.cfg.Now().UTC() // no time zone to load
-	stamp(params, now)
+	SetAt(params, now)
 	raw, err := encodeParams(params)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
@@ -344,23 +344,6 @@ func (h *hook) journal(stage hosts.Stage, method string, params any, start bool)
 		}
 	}
 	return nil
-}
-
-// stamp sets the time of the stage in params (At), for a call the daemon
-// may take a while after it happened.
-func stamp(params any, at time.Time) {
-	switch p := params.(type) {
-	case *memory.ToolUseParams:
-		p.At = at
-	case *memory.StopParams:
-		p.At = at
-	case *memory.SessionEndParams:
-		p.At = at
-	case *memory.UserPromptParams:
-		p.At = at
-	case *memory.SessionStartParams:
-		p.At = at
-	}
 }
 
 // call makes the stage's call to the daemon, bounded by ctx: the hello and

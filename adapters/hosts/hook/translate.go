@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
 	"github.com/mnemo-dev/mnemo/memory"
@@ -325,4 +326,23 @@ func SkipTools() []string {
 		}
 	}
 	return skip
+}
+
+// SetAt dates the call Translate made (params' At): when its work
+// happened, for a call the daemon takes later than that (the journal) or
+// that is rebuilt after the fact (a back-fill). The store keeps the work's
+// time, not the call's.
+func SetAt(params any, at time.Time) {
+	switch p := params.(type) {
+	case *memory.SessionStartParams:
+		p.At = at
+	case *memory.UserPromptParams:
+		p.At = at
+	case *memory.ToolUseParams:
+		p.At = at
+	case *memory.StopParams:
+		p.At = at
+	case *memory.SessionEndParams:
+		p.At = at
+	}
 }
