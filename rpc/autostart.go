@@ -52,12 +52,9 @@ func DialOrStart(ctx context.Context, o StartOptions) (net.Conn, error) {
 	if err == nil || !errors.Is(err, ErrNoDaemon) {
 		return nc, err
 	}
-	if err := os.MkdirAll(filepath.Dir(o.LockPath), 0o700); err != nil {
-		return nil, fmt.Errorf("start daemon: %w", err)
-	}
-	lock, err := os.OpenFile(o.LockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := o.openLock()
 	if err != nil {
-		return nil, fmt.Errorf("start daemon: %w", err)
+		return nil, err
 	}
 	defer lock.Close()
 	if err := lockContext(ctx, lock); err != nil {
@@ -119,12 +116,9 @@ func StartDetached(o StartOptions) (bool, error) {
 	if DaemonRunning(o.Socket) {
 		return false, nil
 	}
-	if err := os.MkdirAll(filepath.Dir(o.LockPath), 0o700); err != nil {
-		return false, fmt.Errorf("start daemon: %w", err)
-	}
-	lock, err := os.OpenFile(o.LockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	lock, err := o.openLock()
 	if err != nil {
-		return false, fmt.Errorf("start daemon: %w", err)
+		return false, err
 	}
 	defer lock.Close()
 	if ok, err := tryLock(lock); err != nil || !ok {
@@ -239,6 +233,19 @@ func (o StartOptions) fingerprint() string {
 // remembered (StartOptions.FailPath); a daemon that opened its store
 // removes it.
 func StartFailPath(home string) string { return filepath.Join(home, "run", "start-failed") }
+
+// openLock opens the start lock's file (LockPath), making its folder;
+// the caller locks it.
+func (o StartOptions) openLock() (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(o.LockPath), 0o700); err != nil {
+		return nil, fmt.Errorf("start daemon: %w", err)
+	}
+	lock, err := os.OpenFile(o.LockPath, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("start daemon: %w", err)
+	}
+	return lock, nil
+}
 
 // spawn starts the daemon detached (detach: in its own session on Unix, with
 // no console on Windows) with stdin closed and its output in the log file.
