@@ -65,11 +65,11 @@
 // damaged snapshot whole.
 //
 // A [Query] searches in one of three modes. Keyword and Vector use one ranking
-// each. Hybrid, the default, fuses them by weighted reciprocal rank: the
-// keyword ranking counts for more when its best hit holds most of the query's
-// rare terms (an identifier, a path, an error message) and for less when it
-// matches a word or two of a question asked in other words, which the
-// embeddings answer better. Filters (project, types, file fragments, time)
+// each. Hybrid, the default, adds their scores, each scaled to its ranking's
+// best: the keyword ranking's share counts for more when its best hit holds
+// most of the query's rare terms (an identifier, a path, an error message)
+// and for less when it matches a word or two of a question asked in other
+// words, which the embeddings answer better. Filters (project, types, file fragments, time)
 // apply before the rankings are cut. [Index.Snippets] cuts a snippet of a
 // hit's text (the caller's) around the query's best terms.
 //

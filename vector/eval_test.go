@@ -115,7 +115,10 @@ func TestRetrievalEval(t *testing.T) {
 
 // Floors of hybrid recall@5, and of its lead over grep, a little under what
 // was measured. USE-Lite measured 0.861 (grep 0.769) before the relevance
-// floor, 0.847 with it: its misses are
+// floor, 0.847 with it, and 0.831 since hybrid search fuses scores rather
+// than ranks (index.go's fuse; the fusion was chosen on the replay,
+// conversation and public sets, where it gained 1 to 30 points of MRR, and
+// costs this set about one of its 72 questions): its misses are
 // paraphrases whose answer no ranking puts in the top 5 (its vector ranking
 // alone finds 0.57 of the paraphrase answers). The hashing embedder measured
 // 0.775, as much as BM25 alone, before the relevance floor (index.go's
@@ -125,8 +128,8 @@ func TestRetrievalEval(t *testing.T) {
 // splits of cmd/mnemo-eval are the measure of recall now; this set guards
 // against regressions.
 const (
-	useHybridFloor   = 0.84
-	useHybridMargin  = 0.07
+	useHybridFloor   = 0.82
+	useHybridMargin  = 0.05
 	hashHybridFloor  = 0.74
 	hashHybridMargin = -0.03
 )

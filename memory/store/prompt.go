@@ -42,48 +42,25 @@ const (
 	// floor's keyword evidence.
 	promptKeywordDepth = 50
 
-	// The relevance floor. A hit is recalled only with keyword evidence, a
+	// The relevance floor. A hit is recalled only with keyword evidence: a
 	// keyword score (BM25) of at least promptKeywordShare of the best
-	// keyword hit's, and a fused score of at least promptRecallMinScore.
-	// The fused score is the hybrid search's reciprocal-rank score: high
-	// for a hit that leads both rankings of a prompt whose terms the best
-	// keyword hit holds (the keyword ranking weighs more the more of them
-	// it holds), at most about 0.36. Being ranks, it cannot tell a hit
-	// that holds the prompt's words from one that shares a single common
-	// word with it but ranks second among few: the keyword share can.
+	// keyword hit's, and at least promptCoverage of the prompt's terms
+	// (weighted by IDF) — or promptAgreedCoverage of them when the
+	// vector ranking also puts it first: the words and the meaning agree. The keyword share drops lines that share only a common word
+	// with the prompt; the coverage keeps a prompt that nothing in memory
+	// answers quiet, since what it shares with any record is a word or two.
 	//
-	// Chosen on the dev split of cmd/mnemo-eval's replay set (265
-	// observations in 4 projects; 160 questions, 16 with no answer), each
-	// question asked as the prompt of a new session, with both embedders.
-	// The score floor is the lowest at which both stay quiet on every
-	// unanswerable question (USE-Lite from 0.13, the hashing embedder from
-	// 0.15; at 0.10 they spoke on 56% and 88% of them). The keyword share
-	// drops lines that share only a common word with the prompt: over the
-	// search's candidates, the share of lines naming a file that answers
-	// went from 0.50 to 0.56 while the share of questions answered moved
-	// by a point or less; 0.5 gave 0.65 but lost a quarter of the answers
-	// to error messages. With this floor `go run ./cmd/mnemo-eval -splits
-	// dev` gives, with either embedder: 67% of the answerable questions
-	// answered (identifiers 97–100%, errors 91%, why 88–92%, paths 81–94%,
-	// paraphrases none: they share no words with the memory), every
-	// unanswerable one quiet, 3.8 lines a recall, 63–64% of the lines and
-	// 83–84% of the first lines naming a file that answers.
+	// Chosen with the fusion's weights (vector/index.go) on the dev
+	// splits of cmd/mnemo-eval (each replay question asked as the prompt
+	// of a new session; the conversation tasks) and on DevBench, both
+	// embedders: every unanswerable replay question stays quiet, 65% of the
+	// answerable ones are answered (as under the reciprocal-rank floor
+	// before), and LoCoMo's prompts name an evidence session for 0.64
+	// instead of 0.55. Coverage 0.35–0.45 answered a point or two more and
+	// spoke on unanswerable questions; see docs/benchmarks.md.
 	promptKeywordShare   = 0.3
-	promptRecallMinScore = 0.15
-
-	// A prompt in plain words (a new session's first question, a symptom
-	// described, not an identifier) spreads over many terms, and its best
-	// hit's fused score stays below the floor even when it is the answer:
-	// the keyword ranking weighs less the less of the prompt its best hit
-	// holds. A hit that both rankings put first — the words and the meaning
-	// agree on it — is recalled from promptAgreedMinScore. Chosen on the
-	// dev splits of cmd/mnemo-eval (the replay questions and the
-	// conversation tasks): every unanswerable replay question stays quiet
-	// with either embedder (with USE-Lite two of them agree at 0.124 and
-	// 0.125), and a conversation task whose answer is the reason given
-	// before a tool call gets it (0.135 with USE-Lite; 0.126 with the
-	// hashing embedder, which misses it).
-	promptAgreedMinScore = 0.13
+	promptCoverage       = 0.5
+	promptAgreedCoverage = 0.2
 )
 
 // promptHits is what the prompt's search found: the hybrid ranking, and
@@ -147,11 +124,10 @@ func cutBytes(s string, n int) string {
 
 // relevant is the prompt recall's floor.
 func (p *promptHits) relevant(h vector.Hit) bool {
-	if h.KeywordRank > 0 && p.keyword[h.ID] >= promptKeywordShare && h.Score >= promptRecallMinScore {
-		return true
+	if h.KeywordRank == 0 || p.keyword[h.ID] < promptKeywordShare {
+		return false
 	}
-	// The words and the meaning agree: both rankings put it first.
-	return h.KeywordRank == 1 && h.VectorRank == 1 && h.Score >= promptAgreedMinScore
+	return h.Coverage >= promptCoverage || h.VectorRank == 1 && h.Coverage >= promptAgreedCoverage
 }
 
 // recallFor picks, from the hits of a prompt's search (best first), the
@@ -222,8 +198,8 @@ func (m *Memory) recallFor(ctx context.Context, sess *memory.Session, prompt int
 			rows = append(rows, row)
 			ids = append(ids, o.ID)
 			inj.Items = append(inj.Items, memory.InjectionItem{ID: o.ID, Text: passage != "", Reason: fmt.Sprintf(
-				"matches the prompt: score %.3f, keyword rank %d (%.0f%% of the best keyword score), vector rank %d",
-				h.Score, h.KeywordRank, 100*found.keyword[h.ID], h.VectorRank)})
+				"matches the prompt: score %.3f, keyword rank %d (%.0f%% of the best keyword score), holds %.0f%% of its terms, vector rank %d",
+				h.Score, h.KeywordRank, 100*found.keyword[h.ID], 100*h.Coverage, h.VectorRank)})
 		}
 		return nil
 	})

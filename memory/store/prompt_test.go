@@ -139,7 +139,10 @@ func TestPromptRecallSkipsWhatTheSessionHas(t *testing.T) {
 		t.Fatalf("the session was given back %v (its own: #%d):\n%s", r.ObservationIDs, own[0].ID, r.Context)
 	}
 
-	other := mustPrompt(t, m, "cc-other", "the tax rounding fix in cart/tax.go: math.RoundToEven")
+	// A prompt that every one of the three answers in good part (the
+	// floor wants half of its terms, or a fifth when the encoder ranks the
+	// record first).
+	other := mustPrompt(t, m, "cc-other", "the VAT line tax rounding fix in cart/tax.go: math.RoundToEven")
 	for _, id := range []uint64{tax, vat, own[0].ID} {
 		if !slices.Contains(other.ObservationIDs, id) {
 			t.Errorf("another session did not get #%d: %v\n%s", id, other.ObservationIDs, other.Context)
