@@ -2,19 +2,25 @@ package hook_test
 
 import (
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 )
 
-// TestHookDeps keeps the hook binary small: it must start in a
-// millisecond or two and never touch the data directory's lock, so of
-// memory it links only the domain (its params, results and method names,
-// standard library only) and the privacy rules, never the engine, the
-// agents, the vector index or their stores; of the hosts' packages only
-// what every host shares (adapters/hosts) and the hook itself, never the
-// installers (their JSONC and TOML editors), the back-fill nor the
-// daemon's runtime.
+// TestHookDeps keeps the hook binary small: it must start about as fast
+// as an empty Go program (docs/architecture.md §9: p50 ≤ 1.5× one) and
+// never touch the data directory's lock, so of memory it links only the
+// domain (its params, results and method names, standard library only)
+// and the privacy rules, never the engine, the agents, the vector index or
+// their stores; of the hosts' packages only what every host shares
+// (adapters/hosts) and the hook itself, never the installers (their JSONC
+// and TOML editors), the back-fill nor the daemon's runtime; of rpc only
+// rpc/socket, never rpc itself with go.lsp.dev/jsonrpc2 and
+// go-json-experiment, nor, on Unix, package net (socket dials with system
+// calls): every package linked costs the hook's start its inits and pages,
+// and those were 0.1× an empty Go program (docs/decisions.md, "The hook
+// links rpc/socket, not rpc").
 func TestHookDeps(t *testing.T) {
 	cmd := exec.Command("go", "list", "-deps", "github.com/mnemo-dev/mnemo/cmd/mnemo-hook")
 	cmd.Env = slices.Concat(goEnv, []string{"GOPROXY=off"})
@@ -42,6 +48,14 @@ func TestHookDeps(t *testing.T) {
 			return true
 		case strings.HasPrefix(pkg, "github.com/mnemo-dev/mnemo/cmd/") && pkg != "github.com/mnemo-dev/mnemo/cmd/mnemo-hook":
 			return true // the daemon's runtime (cmd/internal/daemon)
+		case pkg == "github.com/mnemo-dev/mnemo/rpc/socket":
+			return false
+		case pkg == "github.com/mnemo-dev/mnemo/rpc", strings.HasPrefix(pkg, "github.com/mnemo-dev/mnemo/rpc/"):
+			return true // rpc's JSON-RPC machinery: the server side, the forwarder
+		case strings.HasPrefix(pkg, "go.lsp.dev/"), strings.HasPrefix(pkg, "github.com/go-json-experiment/"):
+			return true
+		case pkg == "net" && runtime.GOOS != "windows":
+			return true // Windows dials AF_UNIX through net; Unix with system calls
 		}
 		return false
 	}
