@@ -1,6 +1,7 @@
 package hook_test
 
 import (
+	"bytes"
 	"os/exec"
 	"runtime"
 	"slices"
@@ -69,4 +70,32 @@ func TestHookDeps(t *testing.T) {
 		}
 	}
 	t.Logf("%d packages; ours: %v", len(deps), ours)
+}
+
+// TestHookLinks checks what the linker keeps of the packages mnemo-hook
+// imports but should not run: memory compiles its regular expressions on
+// first use from a function, so package regexp's code (and the inits of
+// unicode's tables it would bring) is not linked; a regexp compiled at
+// init, or held by a package variable such as a sync.OnceValue, would
+// link it again. The same for a dial through package net on Unix.
+func TestHookLinks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the hook binary")
+	}
+	bin := buildHook(t)
+	cmd := exec.Command("go", "tool", "nm", bin)
+	cmd.Env = slices.Concat(goEnv, []string{"GOPROXY=off"})
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go tool nm: %v", err)
+	}
+	unwanted := []string{" regexp.compile", " regexp/syntax.Parse", " unicode.map.init"}
+	if runtime.GOOS != "windows" {
+		unwanted = append(unwanted, " net.(*Dialer)")
+	}
+	for _, sym := range unwanted {
+		if bytes.Contains(out, []byte(sym)) {
+			t.Errorf("mnemo-hook links%s…", sym)
+		}
+	}
 }
