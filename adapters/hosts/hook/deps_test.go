@@ -20,8 +20,8 @@ import (
 // rpc/socket, never rpc itself with go.lsp.dev/jsonrpc2 and
 // go-json-experiment, nor, on Unix, package net (socket dials with system
 // calls): every package linked costs the hook's start its inits and pages,
-// and those were 0.1× an empty Go program (docs/decisions.md, "The hook
-// links rpc/socket, not rpc").
+// and those were about 0.1× an empty Go program (docs/decisions.md, "The
+// hook links rpc/socket, not rpc").
 func TestHookDeps(t *testing.T) {
 	cmd := exec.Command("go", "list", "-deps", "github.com/mnemo-dev/mnemo/cmd/mnemo-hook")
 	cmd.Env = slices.Concat(goEnv, []string{"GOPROXY=off"})
