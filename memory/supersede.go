@@ -98,11 +98,22 @@ func sameSet(a, b []uint32) bool { return containsAll(a, b) && containsAll(b, a)
 // X", "switch from X", "no longer use X", "stop using X", "don't use X",
 // "over X" after "prefer".
 //
-// It is compiled on first use: the hook links this package for its types,
-// and a compile at every hook's start is a tenth of a millisecond.
-var replacedRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:instead of|rather than|(?:switch|switched|switching|move|moved|moving|migrate|migrated) (?:away )?from|no longer use|stop using|don't use|do not use|never use|prefer\b[^.!?\n]*?\bover)\s+(?:the |a |an |using )?([\w.@/+#-]+)`)
-})
+// It is compiled on first use, and reached only from here: the hook links
+// this package for its types, and a compile at every hook's start was a
+// tenth of a millisecond, while package regexp linked at all adds the
+// inits of unicode's tables (a sync.OnceValue in a package variable would
+// link it, from the package's init).
+func replacedRE() *regexp.Regexp {
+	replaced.once.Do(func() {
+		replaced.re = regexp.MustCompile(`(?i)\b(?:instead of|rather than|(?:switch|switched|switching|move|moved|moving|migrate|migrated) (?:away )?from|no longer use|stop using|don't use|do not use|never use|prefer\b[^.!?\n]*?\bover)\s+(?:the |a |an |using )?([\w.@/+#-]+)`)
+	})
+	return replaced.re
+}
+
+var replaced struct {
+	once sync.Once
+	re   *regexp.Regexp
+}
 
 // replacedTerms are the words a decision says it replaces, lower case.
 func replacedTerms(text string) []string {

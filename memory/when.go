@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -12,7 +13,18 @@ import (
 // errors use.
 const TimeForms = "today, yesterday, an age (90m, 36h, 7d, 2w), a date (2026-05-01), a date and time (2026-05-01 09:30) or RFC 3339 (2026-05-01T09:00:00Z)"
 
-var ageRE = regexp.MustCompile(`^(\d+)\s*(m|min|h|d|w)$`)
+// ageRE reads an age (ParseTime). Like replacedRE, compiled on first use
+// and reached only from a function, so that the hook does not link
+// package regexp.
+func ageRE() *regexp.Regexp {
+	age.once.Do(func() { age.re = regexp.MustCompile(`^(\d+)\s*(m|min|h|d|w)$`) })
+	return age.re
+}
+
+var age struct {
+	once sync.Once
+	re   *regexp.Regexp
+}
 
 // localLayouts are the dates and times ParseTime reads in now's zone.
 var localLayouts = []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", "2006-01-02 15:04"}
@@ -51,7 +63,7 @@ func ParseTime(s string, end bool, now time.Time) (time.Time, error) {
 	case "yesterday":
 		return day(now.AddDate(0, 0, -1)), nil
 	}
-	if m := ageRE.FindStringSubmatch(strings.ToLower(s)); m != nil {
+	if m := ageRE().FindStringSubmatch(strings.ToLower(s)); m != nil {
 		n, err := strconv.Atoi(m[1])
 		if err == nil && n <= 100_000 {
 			switch m[2] {

@@ -432,7 +432,7 @@ func TestConnectVersionMismatch(t *testing.T) {
 				c := rpc.Serve(ctx, nc, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
 					res, err := tt.hello()
 					if e, ok := errors.AsType[*rpc.Error](err); ok {
-						return nil, &jsonrpc2.Error{Code: e.Code.Wire(), Message: e.Message}
+						return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(e.Code.Wire()), Message: e.Message}
 					}
 					return res, err
 				})
@@ -583,7 +583,7 @@ func TestCallOnce(t *testing.T) {
 				if req.Method() == rpc.MethodHello {
 					return rpc.HelloResult{ProtocolVersion: rpc.ProtocolVersion + 1, ServerVersion: "9.9.9", PID: 4242}, nil
 				}
-				return nil, &jsonrpc2.Error{Code: rpc.CodeNotInitialized.Wire(), Message: "no"}
+				return nil, &jsonrpc2.Error{Code: jsonrpc2.Code(rpc.CodeNotInitialized.Wire()), Message: "no"}
 			})
 			<-c.Done()
 		})

@@ -3,7 +3,12 @@
 // per-user Unix socket with its peer check and version handshake, a client,
 // and the stdio-to-daemon forwarder.
 //
-// rpc imports no other package of this module.
+// rpc imports no other package of this module but rpc/socket, the
+// client's side of the socket with the standard library only: the socket's
+// path and dial, the daemon's start under its lock, the hello and one
+// framed call (socket.CallOnce, which the hook calls without this package),
+// and the error codes. The names below that are socket's are aliases or
+// thin wrappers here.
 //
 // The parts, over go.lsp.dev/jsonrpc2 v1:
 //
@@ -17,7 +22,8 @@
 //   - Serve, ServeListener, Client: the two ends of a connection.
 //   - SocketPath, Listen, DialSocket: the per-user socket, 0600 in a 0700
 //     folder, with a peer-uid check (on Windows: in a folder whose ACL
-//     grants this user alone; Windows has no peer credentials);
+//     grants this user alone; Windows has no peer credentials); the path
+//     and the dial are socket's, Listen is here;
 //     RequireHello and Client.Hello: the version handshake that must open
 //     every socket connection.
 //   - Connect, ConnectConn: how every client reaches the daemon: dial or
@@ -30,7 +36,8 @@
 // registered Concurrent.
 //
 // The operating system's part is in *_unix.go and *_windows.go: the socket's
-// folder, path and peer check (socket_*), the file lock, the daemon's
-// detached start and the I/O errors that mean a peer is gone (sys_*), and
-// Stdio (stdio_*). Unix sockets on Windows need Windows 10 1803 or later.
+// folder and peer check (socket_*), the Accept errors worth a retry
+// (sys_*), and Stdio (stdio_*); the socket's path, the file lock, the
+// daemon's detached start and the I/O errors that mean a peer is gone are
+// rpc/socket's. Unix sockets on Windows need Windows 10 1803 or later.
 package rpc

@@ -6,74 +6,29 @@ import (
 	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/mnemo-dev/mnemo/rpc/socket"
 )
 
 // Code is the stable classification of an error that crosses the RPC
-// boundary. Handlers and clients speak in Codes; the one table below maps each
-// Code to its JSON-RPC wire code, in both directions.
-type Code uint8
+// boundary; its table of wire codes is socket's ([socket.Code]), which a
+// client that makes one call reads without this package.
+type Code = socket.Code
 
-// The Codes. Their numeric values are internal; the wire codes are in the
-// table (see [Code.Wire]).
+// The Codes; [socket.Code] has the wire code of each.
 const (
-	CodeOK              Code = iota // no error; only CodeOf(nil) returns it
-	CodeUnknown                     // -32001: an error with no code (a transport failure, a foreign wire code)
-	CodeParse                       // -32700: the message body is not JSON
-	CodeInvalidRequest              // -32600: JSON, but not a JSON-RPC request or response
-	CodeMethodNotFound              // -32601
-	CodeInvalidParams               // -32602: the params do not decode or do not validate
-	CodeInternal                    // -32603: the handler failed; details are in the server log only
-	CodeNotInitialized              // -32002: a call before the handshake (or before LSP initialize)
-	CodeCanceled                    // -32800 (LSP RequestCancelled): the caller cancelled the request
-	CodeVersionMismatch             // -32010: the client and the daemon speak different protocol versions
-	CodeNotFound                    // -32011: the thing named by the params does not exist
-	numCodes
+	CodeOK              = socket.CodeOK
+	CodeUnknown         = socket.CodeUnknown
+	CodeParse           = socket.CodeParse
+	CodeInvalidRequest  = socket.CodeInvalidRequest
+	CodeMethodNotFound  = socket.CodeMethodNotFound
+	CodeInvalidParams   = socket.CodeInvalidParams
+	CodeInternal        = socket.CodeInternal
+	CodeNotInitialized  = socket.CodeNotInitialized
+	CodeCanceled        = socket.CodeCanceled
+	CodeVersionMismatch = socket.CodeVersionMismatch
+	CodeNotFound        = socket.CodeNotFound
 )
-
-// codeTable is the one table from Code to JSON-RPC code and default message.
-var codeTable = [numCodes]struct {
-	wire jsonrpc2.Code
-	text string
-}{
-	CodeOK:              {0, "ok"},
-	CodeUnknown:         {jsonrpc2.UnknownError, "unknown error"},
-	CodeParse:           {jsonrpc2.ParseError, "parse error"},
-	CodeInvalidRequest:  {jsonrpc2.InvalidRequest, "invalid request"},
-	CodeMethodNotFound:  {jsonrpc2.MethodNotFound, "method not found"},
-	CodeInvalidParams:   {jsonrpc2.InvalidParams, "invalid params"},
-	CodeInternal:        {jsonrpc2.InternalError, "internal error"},
-	CodeNotInitialized:  {jsonrpc2.ServerNotInitialized, "server not initialized"},
-	CodeCanceled:        {-32800, "request cancelled"},
-	CodeVersionMismatch: {-32010, "protocol version mismatch"},
-	CodeNotFound:        {-32011, "not found"},
-}
-
-// Wire returns the JSON-RPC error code sent for c (0 for CodeOK).
-func (c Code) Wire() jsonrpc2.Code {
-	if c >= numCodes {
-		return codeTable[CodeUnknown].wire
-	}
-	return codeTable[c].wire
-}
-
-// String returns the default message of c, e.g. "invalid params".
-func (c Code) String() string {
-	if c >= numCodes {
-		return fmt.Sprintf("code(%d)", uint8(c))
-	}
-	return codeTable[c].text
-}
-
-// codeFromWire maps a JSON-RPC error code back to its Code; a code that is
-// not in the table is CodeUnknown.
-func codeFromWire(w jsonrpc2.Code) Code {
-	for c := CodeUnknown; c < numCodes; c++ {
-		if codeTable[c].wire == w {
-			return c
-		}
-	}
-	return CodeUnknown
-}
 
 // Error is the boundary error: what a handler returns to send a coded error
 // to the peer, and what [Client.Call] returns when the peer answered with
@@ -81,24 +36,7 @@ func codeFromWire(w jsonrpc2.Code) Code {
 //
 // errors.Is(err, ErrX) matches any *Error with the same Code as the sentinel
 // ErrX, whatever its message.
-type Error struct {
-	Code    Code
-	Message string
-}
-
-// Error returns the message, or the Code's default message when empty.
-func (e *Error) Error() string {
-	if e.Message == "" {
-		return e.Code.String()
-	}
-	return e.Message
-}
-
-// Is reports whether target is an *Error with the same Code.
-func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Code == e.Code
-}
+type Error = socket.Error
 
 // Sentinels for errors.Is, one per Code.
 var (
@@ -142,7 +80,7 @@ func CodeOf(err error) Code {
 		return e.Code
 	}
 	if e, ok := errors.AsType[*jsonrpc2.Error](err); ok {
-		return codeFromWire(e.Code)
+		return socket.CodeFromWire(int32(e.Code))
 	}
 	if errors.Is(err, context.Canceled) {
 		return CodeCanceled
@@ -152,10 +90,10 @@ func CodeOf(err error) Code {
 
 // wireError turns a boundary error into what jsonrpc2 writes.
 func wireError(e *Error) *jsonrpc2.Error {
-	return &jsonrpc2.Error{Code: e.Code.Wire(), Message: e.Error()}
+	return &jsonrpc2.Error{Code: jsonrpc2.Code(e.Code.Wire()), Message: e.Error()}
 }
 
 // fromWire turns an error response received from the peer into an *Error.
 func fromWire(e *jsonrpc2.Error) *Error {
-	return &Error{Code: codeFromWire(e.Code), Message: e.Message}
+	return &Error{Code: socket.CodeFromWire(int32(e.Code)), Message: e.Message}
 }

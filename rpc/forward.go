@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/mnemo-dev/mnemo/rpc/socket"
 )
 
 // Forward relays LSP frames between an editor and the daemon, both ways (the
@@ -79,6 +81,6 @@ func relay(ctx context.Context, dir string, src, dst io.ReadWriteCloser) error {
 func isClosed(err error) bool {
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) ||
 		errors.Is(err, net.ErrClosed) || errors.Is(err, os.ErrClosed) ||
-		peerGone(err) ||
+		socket.PeerGone(err) ||
 		errors.Is(err, context.Canceled)
 }

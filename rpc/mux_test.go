@@ -341,7 +341,7 @@ func TestErrorTable(t *testing.T) {
 		{rpc.CodeNotFound, -32011},
 	}
 	for _, w := range wire {
-		if got := w.code.Wire(); got != w.want {
+		if got := jsonrpc2.Code(w.code.Wire()); got != w.want {
 			t.Errorf("%v.Wire() = %d, want %d", w.code, got, w.want)
 		}
 		if got := rpc.CodeOf(&jsonrpc2.Error{Code: w.want}); got != w.code {

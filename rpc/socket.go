@@ -2,75 +2,76 @@ package rpc
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/rpc/socket"
 )
+
+// The socket, the daemon's start and the hello from a client's side are
+// package socket's (standard library only, so that the hook links no
+// JSON-RPC machinery); these are its names here, for the programs that
+// speak JSON-RPC over the connection.
 
 // ErrDaemonRunning is returned by Listen when a daemon already serves the
 // socket.
-var ErrDaemonRunning = errors.New("a daemon is already running")
+var ErrDaemonRunning = socket.ErrDaemonRunning
 
 // ErrNoDaemon matches (errors.Is) a DialError that found no daemon: no
 // socket file, or a socket file nobody listens on.
-var ErrNoDaemon = errors.New("no daemon listening")
+var ErrNoDaemon = socket.ErrNoDaemon
 
 // DialError is the error of DialSocket.
-type DialError struct {
-	Path string
-	Err  error // the underlying error
-}
+type DialError = socket.DialError
 
-// Error says "no daemon listening at <path>" when no daemon is there, else
-// names the path and the failure.
-func (e *DialError) Error() string {
-	if e.noDaemon() {
-		return "no daemon listening at " + e.Path
-	}
-	return fmt.Sprintf("connect to daemon at %s: %v", e.Path, e.Err)
-}
-
-// Is matches ErrNoDaemon when no daemon is there.
-func (e *DialError) Is(target error) bool { return target == ErrNoDaemon && e.noDaemon() }
-
-func (e *DialError) Unwrap() error { return e.Err }
-
-func (e *DialError) noDaemon() bool { return noDaemon(e.Err) }
-
-// DialSocket connects to the daemon's socket at path. Its error is a
-// *DialError: errors.Is(err, ErrNoDaemon) when there is no socket file or
-// nobody listens on it (start a daemon), otherwise a real failure (a
-// permission problem, ctx ended).
+// DialSocket connects to the daemon's socket at path (socket.Dial). Its
+// error is a *DialError: errors.Is(err, ErrNoDaemon) when there is no
+// socket file or nobody listens on it (start a daemon), otherwise a real
+// failure (a permission problem, ctx ended).
 func DialSocket(ctx context.Context, path string) (net.Conn, error) {
-	nc, err := dialUnix(ctx, path)
+	c, err := socket.Dial(ctx, path)
 	if err != nil {
-		return nil, &DialError{Path: path, Err: err}
+		return nil, err
+	}
+	return netConn(c)
+}
+
+// netConn is c as a net.Conn: on Unix socket's *os.File becomes a
+// *net.UnixConn on the same socket (the file is closed, its descriptor
+// duplicated).
+func netConn(c socket.Conn) (net.Conn, error) {
+	if nc, ok := c.(net.Conn); ok {
+		return nc, nil
+	}
+	f, ok := c.(*os.File)
+	if !ok {
+		c.Close()
+		return nil, fmt.Errorf("rpc: a connection of type %T", c)
+	}
+	defer f.Close()
+	nc, err := net.FileConn(f)
+	if err != nil {
+		return nil, fmt.Errorf("connect to daemon at %s: %w", f.Name(), err)
 	}
 	return nc, nil
 }
 
-// Home returns the Mnemo home directory, where the daemon's socket, store
-// and logs live: $MNEMO_HOME, else $XDG_DATA_HOME/mnemo, else
-// ~/.local/share/mnemo (on Windows %LocalAppData%\mnemo, see
-// defaultHome). Every Mnemo program resolves it the same way.
-func Home() (string, error) {
-	if h := os.Getenv("MNEMO_HOME"); h != "" {
-		return filepath.Abs(h)
-	}
-	if x := os.Getenv("XDG_DATA_HOME"); x != "" {
-		return filepath.Join(x, "mnemo"), nil
-	}
-	h, err := defaultHome()
-	if err != nil {
-		return "", fmt.Errorf("find the Mnemo home: %w (set MNEMO_HOME)", err)
-	}
-	return h, nil
-}
+// SocketPath returns the daemon's socket path for the Mnemo home directory
+// home (socket.Path): <home>/run/mnemo.sock, or a short private path named
+// by a hash of home when that is too long for a socket.
+func SocketPath(home string) string { return socket.Path(home) }
+
+// Home returns the Mnemo home directory (socket.Home): $MNEMO_HOME, else
+// $XDG_DATA_HOME/mnemo, else ~/.local/share/mnemo (on Windows
+// %LocalAppData%\mnemo).
+func Home() (string, error) { return socket.Home() }
+
+// DaemonRunning reports whether a daemon serves the home whose socket is
+// at sock (SocketPath): whether a listener holds its lock (socket.Running).
+func DaemonRunning(sock string) bool { return socket.Running(sock) }
 
 // clearStale removes a socket file at path that nobody listens on.
 func clearStale(path string) error {
@@ -98,46 +99,52 @@ func clearStale(path string) error {
 	return nil
 }
 
-// DaemonRunning reports whether a daemon serves the home whose socket is
-// at sock (SocketPath): whether a listener holds its lock (listenLock).
-// It costs three system calls and no connection, so a hook that hands its
-// event over by the journal checks it each time; a daemon frozen (SIGSTOP)
-// still counts as running.
-func DaemonRunning(sock string) bool { return lockHeld(sock + ".lock") }
+// StartOptions say how to start the daemon when none is listening.
+type StartOptions = socket.StartOptions
 
-// homeSocket is the socket path in a Mnemo home (<home>/run/mnemo.sock),
-// and the hash that names a home's socket elsewhere when that path is too
-// long for a socket.
-func homeSocket(home string) (path, hash string) {
-	home = filepath.Clean(home)
-	sum := sha256.Sum256([]byte(home))
-	return filepath.Join(home, "run", "mnemo.sock"), hex.EncodeToString(sum[:8])
-}
+// ErrDaemonStart is returned when a started daemon did not come up.
+var ErrDaemonStart = socket.ErrDaemonStart
 
-// listenLock takes the exclusive lock on <path>.lock that a listener holds
-// for its life; a lock held elsewhere is an error wrapping
-// ErrDaemonRunning.
-//
-// DaemonRunning reads the same lock: a daemon runs when it cannot share
-// it.
-func listenLock(path string) (*os.File, error) {
-	lock, err := os.OpenFile(path+".lock", os.O_RDWR|os.O_CREATE, 0o600)
+// DialOrStart connects to the daemon at o.Socket, starting it when none
+// listens (socket.DialOrStart: under the start lock, detached, waiting up
+// to o.Wait for its socket). ctx bounds everything.
+func DialOrStart(ctx context.Context, o StartOptions) (net.Conn, error) {
+	c, err := socket.DialOrStart(ctx, o)
 	if err != nil {
-		return nil, fmt.Errorf("listen %s: %w", path, err)
+		return nil, err
 	}
-	// A client checking whether a daemon runs (DaemonRunning) holds a
-	// shared lock for a few microseconds: a lock held longer is a daemon's.
-	locked, err := tryLock(lock)
-	for wait := time.Now().Add(50 * time.Millisecond); err == nil && !locked && time.Now().Before(wait); {
-		time.Sleep(time.Millisecond)
-		locked, err = tryLock(lock)
-	}
-	if err != nil || !locked {
-		lock.Close()
-		if err == nil {
-			return nil, fmt.Errorf("listen %s: %w (its lock is held)", path, ErrDaemonRunning)
-		}
-		return nil, fmt.Errorf("listen %s: lock: %w", path, err)
-	}
-	return lock, nil
+	return netConn(c)
 }
+
+// StartDetached starts the daemon of o as DialOrStart does, without
+// waiting for it (socket.StartDetached); it reports whether it spawned one.
+func StartDetached(o StartOptions) (bool, error) { return socket.StartDetached(o) }
+
+// StartFor returns how clients start the daemon of home with command
+// (socket.StartFor).
+func StartFor(home string, command []string, wait time.Duration) StartOptions {
+	return socket.StartFor(home, command, wait)
+}
+
+// StartFailPath is where a failed start of the daemon of home is
+// remembered (socket.StartFailPath); a daemon that opened its store
+// removes it.
+func StartFailPath(home string) string { return socket.StartFailPath(home) }
+
+// DaemonCommand is the argv that starts the daemon of home with the mnemo
+// binary at mnemo (socket.DaemonCommand).
+func DaemonCommand(mnemo, home string) []string { return socket.DaemonCommand(mnemo, home) }
+
+// Terminate asks the process pid to exit (socket.Terminate).
+func Terminate(pid int) error { return socket.Terminate(pid) }
+
+// ProcessAlive reports whether the process pid is still there
+// (socket.ProcessAlive).
+func ProcessAlive(pid int) bool { return socket.ProcessAlive(pid) }
+
+// CompareVersions compares two versions of Mnemo (socket.CompareVersions):
+// -1, 0 or +1, and ok false when either is not a release to compare.
+func CompareVersions(a, b string) (cmp int, ok bool) { return socket.CompareVersions(a, b) }
+
+// ReleaseVersion is the version a binary goes by (socket.ReleaseVersion).
+func ReleaseVersion(stamped string) string { return socket.ReleaseVersion(stamped) }

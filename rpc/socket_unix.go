@@ -3,7 +3,6 @@
 package rpc
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,46 +11,9 @@ import (
 	"path/filepath"
 	"sync"
 	"syscall"
+
+	"github.com/mnemo-dev/mnemo/rpc/socket"
 )
-
-// maxSocketPath is the longest socket path the kernel takes (sun_path less
-// its NUL): 107 bytes on Linux, 103 on macOS and the BSDs.
-const maxSocketPath = len(syscall.RawSockaddrUnix{}.Path) - 1
-
-// SocketPath returns the daemon's socket path for the Mnemo home directory
-// home: <home>/run/mnemo.sock, or, when that is longer than a socket path
-// may be, a short private path named by a hash of home:
-// $XDG_RUNTIME_DIR/mnemo-<hash>.sock when XDG_RUNTIME_DIR is a directory of
-// this user's, else <os.TempDir()>/mnemo-<uid>/<hash>.sock (Listen makes that
-// folder 0700 and checks its owner). The same home always gives the same path.
-func SocketPath(home string) string {
-	p, hash := homeSocket(home)
-	if len(p) <= maxSocketPath {
-		return p
-	}
-	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" && filepath.IsAbs(dir) {
-		p := filepath.Join(dir, "mnemo-"+hash+".sock")
-		if len(p) <= maxSocketPath && ownedDir(dir) {
-			return p
-		}
-	}
-	uidDir := fmt.Sprintf("mnemo-%d", os.Getuid())
-	p = filepath.Join(os.TempDir(), uidDir, hash+".sock")
-	if len(p) > maxSocketPath {
-		p = filepath.Join("/tmp", uidDir, hash+".sock")
-	}
-	return p
-}
-
-// ownedDir reports whether dir is a directory (not a symlink) of this user's.
-func ownedDir(dir string) bool {
-	fi, err := os.Lstat(dir)
-	if err != nil || !fi.IsDir() {
-		return false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(st.Uid) == os.Getuid()
-}
 
 // Listen listens on the Unix socket path for the daemon.
 //
@@ -72,7 +34,7 @@ func Listen(path string) (net.Listener, error) {
 		return nil, fmt.Errorf("listen %s: %w", path, err)
 	}
 
-	lock, err := listenLock(path)
+	lock, err := socket.ListenLock(path)
 	if err != nil {
 		return nil, err
 	}
@@ -160,25 +122,4 @@ func (l *listener) Close() error {
 		l.lock.Close()
 	})
 	return l.closeErr
-}
-
-// noDaemon reports whether a dial error means that no daemon is there: no
-// socket file, or a socket file nobody listens on.
-func noDaemon(err error) bool {
-	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
-}
-
-// defaultHome is ~/.local/share/mnemo, where XDG_DATA_HOME would put it.
-func defaultHome() (string, error) {
-	h, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(h, ".local", "share", "mnemo"), nil
-}
-
-// dialUnix connects to the Unix socket at path.
-func dialUnix(ctx context.Context, path string) (net.Conn, error) {
-	var d net.Dialer
-	return d.DialContext(ctx, "unix", path)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/mnemo-dev/mnemo/rpc/socket"
 )
 
 // frameStream is the raw-frame extension of jsonrpc2.Stream. jsonrpc2's conn
@@ -22,7 +24,7 @@ type frameStream interface {
 // ErrBadHeader reports a frame whose header block is not LSP base framing
 // (`Content-Length: N`, optional other fields, a blank line). The byte stream
 // cannot be resynchronised after one, so the connection ends with it.
-var ErrBadHeader = errors.New("rpc: malformed frame header: want \"Content-Length: <n>\\r\\n\\r\\n\" before each JSON body")
+var ErrBadHeader = socket.ErrBadHeader
 
 // NewStream returns a jsonrpc2.Stream over rwc with LSP base framing
 // (Content-Length headers), like jsonrpc2.NewHeaderStream, but robust to bad
@@ -116,7 +118,7 @@ func classify(frame []byte) Code {
 
 // reject writes an error response with a null id.
 func (s *stream) reject(ctx context.Context, code Code, msg string) error {
-	body := jsonrpc2.AppendResponse(nil, jsonrpc2.ID{}, nil, &jsonrpc2.Error{Code: code.Wire(), Message: msg})
+	body := jsonrpc2.AppendResponse(nil, jsonrpc2.ID{}, nil, &jsonrpc2.Error{Code: jsonrpc2.Code(code.Wire()), Message: msg})
 	_, err := s.WriteFrame(ctx, body)
 	return err
 }

@@ -11,7 +11,9 @@ const module = "github.com/mnemo-dev/mnemo"
 
 // The dependency direction of docs/architecture.md §11: rpc and vector import no package of
 // ours (but vector the leaf memory/atomicfile, which imports only the
-// standard library: docs/decisions.md, "One atomic file write"); memory is
+// standard library: docs/decisions.md, "One atomic file write"; and rpc
+// its own rpc/socket, the client's side of the socket, which the hook
+// links without the rest of rpc); memory is
 // the domain and imports only the standard library; the
 // Badger engine (memory/store) and the agents sit on top of it; nothing in
 // memory imports rpc or an adapter, but for memory/client, the typed client
@@ -37,6 +39,7 @@ func TestDependencyDirection(t *testing.T) {
 		direct    bool     // only the package's own imports are held to the rule, not all it links
 	}{
 		{pkg: "rpc", forbidden: []string{""}, allowed: []string{"rpc/..."}},
+		{pkg: "rpc/socket", forbidden: []string{""}, allowed: []string{"rpc/socket"}},
 		{pkg: "vector", forbidden: []string{""}, allowed: []string{"vector/...", "memory/atomicfile"}},
 		{pkg: "memory", forbidden: []string{""}, allowed: []string{"memory"}, stdlib: true},
 		{pkg: "memory/privacy", forbidden: []string{""}, allowed: []string{"memory/privacy"}, stdlib: true},
@@ -73,9 +76,10 @@ func TestDependencyDirection(t *testing.T) {
 		// The commands reach the engine through the daemon's runtime or
 		// the client: none opens a store or serves a connection itself.
 		{pkg: "cmd/mnemo", direct: true, forbidden: []string{"memory/store", "memory/local", "memory/observer", "adapters/vscode", "adapters/viewer"}},
-		// The hook binary links the hook and what every host shares, and the
-		// domain, never the engine nor the daemon (TestHookDeps).
-		{pkg: "cmd/mnemo-hook", forbidden: []string{"memory", "vector", "adapters", "cmd"}, allowed: []string{"memory", "memory/privacy", "memory/atomicfile", "adapters/hosts", "adapters/hosts/hook"}},
+		// The hook binary links the hook and what every host shares, the
+		// domain, and of rpc the socket's client side alone, never the engine,
+		// the daemon nor rpc's JSON-RPC machinery (TestHookDeps).
+		{pkg: "cmd/mnemo-hook", forbidden: []string{"memory", "vector", "adapters", "cmd", "rpc"}, allowed: []string{"memory", "memory/privacy", "memory/atomicfile", "adapters/hosts", "adapters/hosts/hook", "rpc/socket"}},
 		// The benchmark builds no engine by hand: the daemon's runtime
 		// opens it. The evaluation scores the engine in its own process,
 		// without a daemon; the soak test is a client of a real daemon,

@@ -18,7 +18,7 @@
 //     JournalReader; journal.go): calls the daemon takes in order, from
 //     where it left off, and syncs to disk within its window. A hook that
 //     finds no daemon running fsyncs its record itself and starts one
-//     without waiting for it (rpc.StartDetached).
+//     without waiting for it (socket.StartDetached).
 //   - The spool, $MNEMO_HOME/spool/hooks.jsonl (AppendSpool, TakeSpool,
 //     IngestSpool): calls older hooks could not deliver, and calls the
 //     journal could not take, fsynced, for the daemon to ingest when it
@@ -29,12 +29,15 @@
 //     path and the host's last message, and the daemon reads the turn's
 //     texts (memory/transcript).
 //
-// The hook stays small: it imports rpc, the domain's types (memory),
-// memory/privacy and what every host shares (adapters/hosts), never
-// memory/store, memory/local, vector, Badger or chromem-go, nor the
-// installers or the back-fill, so that mnemo-hook starts in a millisecond
-// or two and never touches the data directory's lock. A test checks this
-// with go list -deps.
+// The hook stays small: it imports rpc/socket (the socket, the daemon's
+// start and one framed call, with the standard library only), the
+// domain's types (memory), memory/privacy and what every host shares
+// (adapters/hosts), never rpc itself (its JSON-RPC machinery:
+// go.lsp.dev/jsonrpc2, go-json-experiment, package net), memory/store,
+// memory/local, vector, Badger or chromem-go, nor the installers or the
+// back-fill, so that mnemo-hook starts about as fast as any Go program
+// and never touches the data directory's lock. A test checks this with
+// go list -deps (deps_test.go).
 //
 // Data lives in $MNEMO_HOME, never in a plugin's folder: Claude Code
 // replaces ${CLAUDE_PLUGIN_ROOT} on every plugin update.

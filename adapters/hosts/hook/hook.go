@@ -19,7 +19,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
 	"github.com/mnemo-dev/mnemo/memory"
-	"github.com/mnemo-dev/mnemo/rpc"
+	"github.com/mnemo-dev/mnemo/rpc/socket"
 )
 
 // MaxPayloadBytes bounds the hook's stdin. A payload up to it is
@@ -43,7 +43,7 @@ const maxLogBytes = 8 << 20
 
 // Config is what Run needs from its process.
 type Config struct {
-	// Home is the Mnemo home directory (rpc.Home()). Empty: nothing is logged
+	// Home is the Mnemo home directory (socket.Home()). Empty: nothing is logged
 	// or spooled, and the hook only answers.
 	Home string
 	// Host is the host the hook was installed for (mnemo-hook --host;
@@ -73,10 +73,10 @@ type Config struct {
 	// Now is the clock for spool entries; nil means time.Now.
 	Now func() time.Time
 	// Version is the hook's Mnemo version, as the build stamped it
-	// (rpc.ReleaseVersion reads it when the hook calls the daemon): an
+	// (socket.ReleaseVersion reads it when the hook calls the daemon): an
 	// older daemon hands over to a new one started with DaemonCommand, a
 	// newer one refuses the hook (which then journals the call); see
-	// rpc.ConnectOptions.Version.
+	// socket.Options.Version.
 	Version string
 }
 
@@ -104,10 +104,10 @@ func NewEventKey() string {
 // no context appends it to the journal of cfg.Home (AppendJournal) and
 // answers once the system holds it; when no daemon runs it fsyncs the
 // record and, when the stage may, starts one with cfg.DaemonCommand (or
-// DaemonCommandFunc's) without waiting (rpc.StartDetached). SessionStart
+// DaemonCommandFunc's) without waiting (socket.StartDetached). SessionStart
 // and UserPromptSubmit call the daemon within the stage's Budget: they
-// connect as rpc.ClientHook, starting the daemon when none runs (lock
-// <home>/run/start.lock), and make the one call (rpc.CallOnce). It
+// connect as socket.ClientHook, starting the daemon when none runs (lock
+// <home>/run/start.lock), and make the one call (socket.CallOnce). It
 // prints the answer on cfg.Stdout: for the stages whose answer carries
 // context (SessionStart's, a prompt's recall) that context as
 // hookSpecificOutput.additionalContext, else {}, and for events Mnemo
@@ -264,7 +264,7 @@ func (h *hook) run(ctx context.Context) {
 	// No daemon, a deadline, a daemon of another version: expected now and
 	// then, a warning. An error answer from the daemon is a bug.
 	level := slog.LevelWarn
-	if rerr, ok := errors.AsType[*rpc.Error](err); ok && rerr.Code != rpc.CodeVersionMismatch && rerr.Code != rpc.CodeCanceled {
+	if rerr, ok := errors.AsType[*socket.Error](err); ok && rerr.Code != socket.CodeVersionMismatch && rerr.Code != socket.CodeCanceled {
 		level = slog.LevelError
 	}
 	if !stage.Spools || h.cfg.Home == "" {
@@ -326,8 +326,8 @@ func (h *hook) journal(stage hosts.Stage, method string, params any, start bool)
 	if err != nil {
 		return fmt.Errorf("journal: %w", err)
 	}
-	sock := rpc.SocketPath(h.cfg.Home)
-	running := rpc.DaemonRunning(sock)
+	sock := socket.Path(h.cfg.Home)
+	running := socket.Running(sock)
 	if err := AppendJournal(JournalPath(h.cfg.Home), method, raw, now, !running); err != nil {
 		return err
 	}
@@ -339,7 +339,7 @@ func (h *hook) journal(stage hosts.Stage, method string, params any, start bool)
 		command = h.cfg.DaemonCommandFunc()
 	}
 	if len(command) > 0 {
-		if _, err := rpc.StartDetached(rpc.StartFor(h.cfg.Home, command, 0)); err != nil {
+		if _, err := socket.StartDetached(socket.StartFor(h.cfg.Home, command, 0)); err != nil {
 			h.log.Warn("journaled; no daemon running, and it did not start", "err", err)
 		}
 	}
@@ -347,7 +347,7 @@ func (h *hook) journal(stage hosts.Stage, method string, params any, start bool)
 }
 
 // call makes the stage's call to the daemon, bounded by ctx: the hello and
-// the call in one write (rpc.CallOnce), and when the daemon is of an older
+// the call in one write (socket.CallOnce), and when the daemon is of an older
 // Mnemo, the hand-over to the mnemo next to this hook once it answered. It dials once (Attempts: 1), even
 // when a dying daemon drops the connection during the hello: the stages
 // that spool make up for it.
@@ -355,7 +355,7 @@ func (h *hook) call(ctx context.Context, stage hosts.Stage, method string, param
 	if h.cfg.Home == "" {
 		return errors.New("no Mnemo home directory")
 	}
-	o := rpc.ConnectOptions{Home: h.cfg.Home, Client: rpc.ClientHook, Attempts: 1, Version: rpc.ReleaseVersion(h.cfg.Version), Logger: h.log}
+	o := socket.Options{Home: h.cfg.Home, Client: socket.ClientHook, Attempts: 1, Version: socket.ReleaseVersion(h.cfg.Version), Logger: h.log}
 	if stage.StartsDaemon {
 		// The command is looked for only once a daemon must be started:
 		// none listens, or an older one hands over.
@@ -367,7 +367,7 @@ func (h *hook) call(ctx context.Context, stage hosts.Stage, method string, param
 	if !stage.Context {
 		result = nil
 	}
-	return rpc.CallOnce(ctx, o, method, params, result)
+	return socket.CallOnce(ctx, o, method, params, result)
 }
 
 // contextAnswer is what the hook reads of the answer of a stage with

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/adapters/hosts"
-	"github.com/mnemo-dev/mnemo/rpc"
+	"github.com/mnemo-dev/mnemo/rpc/socket"
 )
 
 // Main is mnemo-hook: it reads the command line (args, without the
-// program's name; ParseArgs), finds the Mnemo home (rpc.Home), runs the
+// program's name; ParseArgs), finds the Mnemo home (socket.Home), runs the
 // hook on the process's stdin and stdout, the daemon started with the
 // mnemo binary next to it when one must be (DaemonCommand), and returns
 // the exit status, which is always 0. version is mnemo-hook's own, as the
@@ -46,7 +46,7 @@ func Main(args []string, version string) int {
 			fmt.Fprintf(os.Stderr, "mnemo-hook: %v (mnemo-hook --help)\n", cfg.ArgsErr)
 		}
 	}
-	if home, err := rpc.Home(); err == nil {
+	if home, err := socket.Home(); err == nil {
 		cfg.Home, cfg.DaemonCommandFunc = home, func() []string { return DaemonCommand(home) }
 	}
 	return Run(context.Background(), cfg)
@@ -105,9 +105,9 @@ func ParseArgs(args []string) (host, event string, err error) {
 func LogPath(home string) string { return filepath.Join(home, "logs", "hook.log") }
 
 // DaemonCommand returns the argv that starts the daemon for home (see
-// rpc.DaemonCommand) with the mnemo binary next to this executable (they
+// socket.DaemonCommand) with the mnemo binary next to this executable (they
 // are installed together), else $MNEMO_BIN, else mnemo on PATH.
-func DaemonCommand(home string) []string { return rpc.DaemonCommand(mnemoBinary(), home) }
+func DaemonCommand(home string) []string { return socket.DaemonCommand(mnemoBinary(), home) }
 
 func mnemoBinary() string {
 	if exe, err := os.Executable(); err == nil {

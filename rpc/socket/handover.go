@@ -1,4 +1,4 @@
-package rpc
+package socket
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 // mayHandOver reports whether this client should ask the daemon of hr to
 // hand over: it may start a daemon, and the daemon speaks an older
 // protocol or is of an older version.
-func (o ConnectOptions) mayHandOver(hr HelloResult) bool {
+func (o Options) mayHandOver(hr HelloResult) bool {
 	if len(o.Command) == 0 && o.CommandFunc == nil || hr.PID <= 0 || hr.PID == os.Getpid() {
 		return false
 	}
@@ -55,19 +55,19 @@ func staleStart(home, version string) bool {
 // caller then dials, which starts the new daemon. A daemon that starts
 // while the old one still closes its store waits for the store (the
 // daemon's LockWait).
-func handOver(ctx context.Context, o ConnectOptions, hr HelloResult) error {
+func handOver(ctx context.Context, o Options, hr HelloResult) error {
 	if o.Logger != nil {
 		o.Logger.Info("handing over to a newer daemon", "daemon", hr.ServerVersion, "pid", hr.PID, "client", o.Version)
 	}
 	if err := Terminate(hr.PID); err != nil && ProcessAlive(hr.PID) {
 		return fmt.Errorf("hand-over: stop the daemon (mnemo %s, pid %d): %w", hr.ServerVersion, hr.PID, err)
 	}
-	sock := SocketPath(o.Home)
+	sock := Path(o.Home)
 	for delay := time.Millisecond; ; delay = min(2*delay, 20*time.Millisecond) {
 		if !ProcessAlive(hr.PID) {
 			return nil
 		}
-		nc, err := DialSocket(ctx, sock)
+		nc, err := Dial(ctx, sock)
 		if errors.Is(err, ErrNoDaemon) {
 			return nil
 		}
@@ -84,7 +84,7 @@ func handOver(ctx context.Context, o ConnectOptions, hr HelloResult) error {
 
 // startNew hands the daemon of hr over and starts the new daemon, which
 // it greets: for a client whose call the old daemon already answered.
-func startNew(ctx context.Context, o ConnectOptions, hr HelloResult) error {
+func startNew(ctx context.Context, o Options, hr HelloResult) error {
 	if err := handOver(ctx, o, hr); err != nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func startNew(ctx context.Context, o ConnectOptions, hr HelloResult) error {
 		return fmt.Errorf("hand-over: start the new daemon: %w", err)
 	}
 	defer nc.Close()
-	now, err := handshake(ctx, nc, o.hello())
+	now, err := Handshake(ctx, nc, o.hello())
 	if err != nil {
 		return fmt.Errorf("hand-over: the new daemon: %w", err)
 	}

@@ -1,4 +1,4 @@
-package rpc
+package socket
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +16,7 @@ import (
 
 // StartOptions say how to start the daemon when none is listening.
 type StartOptions struct {
-	// Socket is the daemon's socket path (SocketPath(home)).
+	// Socket is the daemon's socket path (Path(home)).
 	Socket string
 	// LockPath is the start lock, a file that racing clients lock so that
 	// exactly one of them starts a daemon.
@@ -47,8 +46,8 @@ var ErrDaemonStart = errors.New("the daemon did not start")
 // one), starts the daemon detached from this process (so that it outlives a
 // hook or an editor), and waits up to o.Wait for its socket.
 // ctx bounds everything.
-func DialOrStart(ctx context.Context, o StartOptions) (net.Conn, error) {
-	nc, err := DialSocket(ctx, o.Socket)
+func DialOrStart(ctx context.Context, o StartOptions) (Conn, error) {
+	nc, err := Dial(ctx, o.Socket)
 	if err == nil || !errors.Is(err, ErrNoDaemon) {
 		return nc, err
 	}
@@ -62,7 +61,7 @@ func DialOrStart(ctx context.Context, o StartOptions) (net.Conn, error) {
 	}
 	defer unlock(lock)
 
-	if nc, err := DialSocket(ctx, o.Socket); err == nil || !errors.Is(err, ErrNoDaemon) {
+	if nc, err := Dial(ctx, o.Socket); err == nil || !errors.Is(err, ErrNoDaemon) {
 		return nc, err
 	}
 	if msg := o.failedBefore(); msg != "" {
@@ -78,7 +77,7 @@ func DialOrStart(ctx context.Context, o StartOptions) (net.Conn, error) {
 	}
 	deadline := time.Now().Add(wait)
 	for delay := time.Millisecond; ; delay = min(delay*2, 50*time.Millisecond) {
-		nc, err := DialSocket(ctx, o.Socket)
+		nc, err := Dial(ctx, o.Socket)
 		if err == nil || !errors.Is(err, ErrNoDaemon) {
 			if err == nil && o.FailPath != "" {
 				os.Remove(o.FailPath)
@@ -109,11 +108,11 @@ const restartGap = 5 * time.Second
 // waiting for it: for a client that handed its work over another way (a
 // hook's journal) and only needs a daemon to come and take it. It takes
 // the start lock without waiting (a client holding it is starting one),
-// looks again (DaemonRunning), and spawns the daemon unless a client did
+// looks again (Running), and spawns the daemon unless a client did
 // in the last few seconds (the time in the start lock's file). It reports
 // whether it spawned one.
 func StartDetached(o StartOptions) (bool, error) {
-	if DaemonRunning(o.Socket) {
+	if Running(o.Socket) {
 		return false, nil
 	}
 	lock, err := o.openLock()
@@ -125,7 +124,7 @@ func StartDetached(o StartOptions) (bool, error) {
 		return false, err
 	}
 	defer unlock(lock)
-	if DaemonRunning(o.Socket) {
+	if Running(o.Socket) {
 		return false, nil
 	}
 	stamp := make([]byte, 32)
@@ -178,7 +177,7 @@ func (o StartOptions) watchEarlyExit(exited <-chan error) {
 		if err == nil {
 			return
 		}
-		if nc, derr := DialSocket(context.Background(), o.Socket); derr == nil {
+		if nc, derr := Dial(context.Background(), o.Socket); derr == nil {
 			nc.Close()
 			return
 		}
@@ -312,12 +311,12 @@ func DaemonCommand(mnemo, home string) []string {
 }
 
 // StartFor returns how clients start the daemon of home with command: the
-// socket of SocketPath, the start lock <home>/run/start.lock, and
+// socket of Path, the start lock <home>/run/start.lock, and
 // <home>/logs/daemon-start.log for what the daemon prints before its own
 // log is open. The environment is the caller's.
 func StartFor(home string, command []string, wait time.Duration) StartOptions {
 	return StartOptions{
-		Socket:   SocketPath(home),
+		Socket:   Path(home),
 		LockPath: filepath.Join(home, "run", "start.lock"),
 		Command:  command,
 		LogPath:  filepath.Join(home, "logs", "daemon-start.log"),

@@ -1,4 +1,4 @@
-package rpc
+package socket
 
 import (
 	"runtime/debug"

@@ -1,0 +1,4 @@
+package socket
+
+// OlderProtocol is olderProtocol, for the tests.
+var OlderProtocol = olderProtocol
