@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/memory"
+	"github.com/mnemo-dev/mnemo/rpc"
 )
 
 // upgradeBins are mnemo and mnemo-hook builds, each pair in a folder of its
@@ -362,7 +363,7 @@ func TestUpgradeHandsOver(t *testing.T) {
 		_, pid := h.daemon(inst)
 		copyBin(upgradeBins.v3, "mnemo", "mnemo") // as go install replaces it
 		deadline := time.Now().Add(10 * time.Second)
-		for processAlive(pid) {
+		for rpc.ProcessAlive(pid) {
 			if time.Now().After(deadline) {
 				t.Fatalf("the daemon (pid %d) still runs 10 s after its binary was replaced", pid)
 			}
