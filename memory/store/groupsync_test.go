@@ -53,9 +53,47 @@ func TestGroupSyncCoversEveryWriterAndShares(t *testing.T) {
 	}
 }
 
-// Soon returns at once, and the sync that covers the write starts at once
-// (or when the running one ends) and ends within the window, for writers
-// arriving one by one and in bursts.
+// Soon never waits for the disk: with a flush stuck on the disk, every
+// Soon returns, and the writes are synced once the disk answers. (A bound
+// on Soon's wall time instead failed under -race on a loaded machine: it
+// measured the scheduler, not the wait.)
+func TestGroupSyncSoonNeverWaitsForTheDisk(t *testing.T) {
+	stuck := make(chan struct{})
+	var flushes atomic.Int64
+	g := store.NewGroupSync(func() error {
+		<-stuck
+		flushes.Add(1)
+		return nil
+	})
+	defer g.Close()
+	returned := make(chan struct{})
+	go func() {
+		for range 100 {
+			g.Soon()
+		}
+		close(returned)
+	}()
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		close(stuck)
+		t.Fatal("Soon waited for a flush that the disk had not finished")
+	}
+	if n := flushes.Load(); n != 0 {
+		t.Fatalf("%d flushes ended while the disk was stuck", n)
+	}
+	close(stuck)
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if flushes.Load() == 0 {
+		t.Fatal("no flush after the disk answered")
+	}
+}
+
+// The sync that covers a write Soon announced starts at once (or when the
+// running one ends) and ends within the window, for writers arriving one by
+// one and in bursts.
 func TestGroupSyncSoonSyncsWithinTheWindow(t *testing.T) {
 	var (
 		mu      sync.Mutex
@@ -73,9 +111,6 @@ func TestGroupSyncSoonSyncsWithinTheWindow(t *testing.T) {
 	for i := range 60 {
 		start := time.Now()
 		g.Soon()
-		if took := time.Since(start); took > 2*time.Millisecond {
-			t.Errorf("Soon took %v: it must not wait for the disk", took)
-		}
 		writes = append(writes, start)
 		if i%10 == 0 {
 			time.Sleep(5 * time.Millisecond) // now and then a pause, else a burst
