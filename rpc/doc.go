@@ -27,7 +27,7 @@
 //     RequireHello and Client.Hello: the version handshake that must open
 //     every socket connection.
 //   - Connect, ConnectConn: how every client reaches the daemon: dial or
-//     start it (DialOrStart, under a start lock), say hello, and dial again
+//     start it (socket.DialOrStart, under a start lock), say hello, and dial again
 //     when a dying daemon drops the connection during the hello.
 //   - Forward, Handshake, Stdio: the `mnemo serve` forwarder from an
 //     editor's stdio to the daemon.

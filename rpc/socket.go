@@ -105,19 +105,9 @@ type StartOptions = socket.StartOptions
 // ErrDaemonStart is returned when a started daemon did not come up.
 var ErrDaemonStart = socket.ErrDaemonStart
 
-// DialOrStart connects to the daemon at o.Socket, starting it when none
-// listens (socket.DialOrStart: under the start lock, detached, waiting up
-// to o.Wait for its socket). ctx bounds everything.
-func DialOrStart(ctx context.Context, o StartOptions) (net.Conn, error) {
-	c, err := socket.DialOrStart(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	return netConn(c)
-}
-
-// StartDetached starts the daemon of o as DialOrStart does, without
-// waiting for it (socket.StartDetached); it reports whether it spawned one.
+// StartDetached starts the daemon of o as socket.DialOrStart does (under
+// the start lock, detached), without waiting for it (socket.StartDetached);
+// it reports whether it spawned one.
 func StartDetached(o StartOptions) (bool, error) { return socket.StartDetached(o) }
 
 // StartFor returns how clients start the daemon of home with command

@@ -59,7 +59,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	// The store first, then the socket: a store that cannot be opened (a
 	// damaged one) ends this process before any client connects, so the
-	// client that started it reads why in its log (rpc.DialOrStart), and
+	// client that started it reads why in its log (socket.DialOrStart), and
 	// remembers it, instead of a connection reset it would retry.
 	if err := d.Open(ctx); err != nil {
 		return err
