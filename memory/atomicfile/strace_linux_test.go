@@ -48,12 +48,61 @@ func TestTheSystemCallsInOrder(t *testing.T) {
 		regexp.MustCompile(`f(data)?sync\(\d+<` + regexp.QuoteMeta(dir) + `>\) = 0`),
 	}
 	next := 0
-	for line := range strings.Lines(string(raw)) {
+	for _, line := range calls(string(raw)) {
 		if next < len(steps) && steps[next].MatchString(line) {
 			next++
 		}
 	}
 	if next < len(steps) {
 		t.Errorf("no %s after the steps before it in:\n%s", steps[next], raw)
+	}
+}
+
+var (
+	unfinished = regexp.MustCompile(`^(\d+)\s+(.*) <unfinished \.\.\.>$`)
+	resumed    = regexp.MustCompile(`^(\d+)\s+<\.\.\. \w+ resumed>(.*)$`)
+	// padding is how strace aligns a resumed call's result.
+	padding = regexp.MustCompile(`^\)\s+= `)
+)
+
+// calls returns strace's log a call a line: with -f, a call that another
+// thread's event (Go's preemption signal, say) interrupted is logged as
+// "<unfinished ...>" and, later, "<... fsync resumed>) = 0"; the two halves
+// are joined into the line the call would have had (without the padding
+// strace puts before a resumed call's result).
+func calls(log string) []string {
+	var out []string
+	pending := map[string]string{} // by pid, the first half
+	for line := range strings.Lines(log) {
+		line = strings.TrimRight(line, "\n")
+		if m := unfinished.FindStringSubmatch(line); m != nil {
+			pending[m[1]] = m[2]
+			continue
+		}
+		if m := resumed.FindStringSubmatch(line); m != nil {
+			if first, ok := pending[m[1]]; ok {
+				delete(pending, m[1])
+				line = m[1] + "  " + first + padding.ReplaceAllString(m[2], ") = ")
+			}
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// A call interrupted in strace's log is read as one line.
+func TestCallsJoinsInterruptedCalls(t *testing.T) {
+	log := "5683  fsync(5</d/.setup.json.tmp-7> <unfinished ...>\n" +
+		"5673  --- SIGURG {si_signo=SIGURG, si_code=SI_TKILL, si_pid=5673, si_uid=0} ---\n" +
+		"5683  <... fsync resumed>)              = 0\n" +
+		"5683  fsync(5</d>) = 0\n"
+	got := calls(log)
+	want := []string{
+		"5673  --- SIGURG {si_signo=SIGURG, si_code=SI_TKILL, si_pid=5673, si_uid=0} ---",
+		"5683  fsync(5</d/.setup.json.tmp-7>) = 0",
+		"5683  fsync(5</d>) = 0",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("calls =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
