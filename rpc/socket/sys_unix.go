@@ -24,6 +24,17 @@ func tryLock(f *os.File) (bool, error) {
 // unlock releases tryLock's lock.
 func unlock(f *os.File) error { return unix.Flock(int(f.Fd()), unix.LOCK_UN) }
 
+// waitLock takes an exclusive flock(2) on f, waiting as long as another
+// open file holds one.
+func waitLock(f *os.File) error {
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
 // detach starts cmd in a session of its own, so that the end of the
 // caller's session (a terminal closing, a hook's process group killed) does
 // not reach the daemon.

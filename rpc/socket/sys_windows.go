@@ -26,6 +26,12 @@ func unlock(f *os.File) error {
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, ^uint32(0), ^uint32(0), new(windows.Overlapped))
 }
 
+// waitLock takes an exclusive LockFileEx lock on all of f, waiting as long
+// as another handle holds one.
+func waitLock(f *os.File) error {
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, ^uint32(0), ^uint32(0), new(windows.Overlapped))
+}
+
 // detach starts cmd with no console (DETACHED_PROCESS: no window opens, and
 // the closing of the caller's console does not reach it) in a process group
 // of its own (CREATE_NEW_PROCESS_GROUP: a Ctrl+C in the caller's console is
